@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the patched Linux 6.1.192 kernel and perf, boot them in QEMU, test.
+# Run "make help" for the targets. KERNEL=debug selects the debug kernel.
+
+S := scripts
+KERNEL ?= default
+export KERNEL
+
+.PHONY: help deps tree kernel perf perf-san tests initramfs build check demo \
+	shell bench upstream baseline export reset-tree mbox series-check clean
+
+help:
+	@sed -n '/^## Make targets/,/^## Layout/{/^    /p}' README.md
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+reset-tree: deps
+	@$(S)/tree.sh --reset
+
+kernel: tree
+	@$(S)/build-kernel.sh
+
+perf: tree
+	@$(S)/build-perf.sh
+
+perf-san: tree
+	@PERF_SAN=1 $(S)/build-perf.sh
+
+tests: kernel
+	@$(S)/build-tests.sh
+
+initramfs: kernel perf tests
+	@$(S)/initramfs.sh
+
+build: initramfs
+
+check: build perf-san
+	@$(S)/check.sh check
+
+demo: build
+	@$(S)/check.sh demo
+
+bench: build
+	@$(S)/check.sh bench
+
+shell: build
+	@$(S)/vm.sh shell build/runs/shell
+
+export:
+	@$(S)/export.sh
+
+mbox: tree
+	@$(S)/mbox.sh
+
+series-check: tree
+	@$(S)/series-check.sh
+
+baseline: deps
+	@$(S)/baseline.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the kernel (bzImage and modules) out of tree in build/kbuild/$KERNEL
+# from tinyconfig plus our fragments, and install its UAPI headers for the
+# selftests. KERNEL=debug adds the debug fragment.
+. "$(dirname "$0")/lib.sh"
+
+FRAGS="$SRC/kernel/configs/kvm_guest.config $TOP/kernel/configs/perf_test.config"
+case $KERNEL in
+default) ;;
+debug) FRAGS="$FRAGS $TOP/kernel/configs/perf_test_debug.config" ;;
+*) die "KERNEL=$KERNEL: the variants are default and debug" ;;
+esac
+
+mkdir -p "$KBUILD"
+kmake() { make -C "$SRC" O="$KBUILD" -j"$JOBS" CC="ccache gcc" "$@"; }
+
+# Regenerate .config only when a fragment changed.
+sum=$(cat $FRAGS | sha1sum | cut -d' ' -f1)
+if [ "$(cat "$KBUILD/.config.frags" 2>/dev/null)" != "$sum" ] || [ ! -f "$KBUILD/.config" ]; then
+	stage "configuring the kernel: tinyconfig +$(for f in $FRAGS; do printf ' %s' "${f##*/}"; done)"
+	rm -f "$KBUILD/.config.frags"
+	kmake -s tinyconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" "$KBUILD/.config" $FRAGS >"$KBUILD/merge.log" 2>&1
+	kmake -s olddefconfig >/dev/null
+	# merge_config.sh only warns; an option of ours that did not stick is an error.
+	for f in $FRAGS; do
+		[ "${f##*/}" = kvm_guest.config ] && continue
+		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while read -r l; do
+			grep -qxF "$l" "$KBUILD/.config" ||
+				die "${f##*/}: $l did not stick (a dependency is missing; see build/kbuild/$KERNEL/merge.log)"
+		done
+	done
+	echo "$sum" >"$KBUILD/.config.frags"
+fi
+
+stage "building the kernel ($KERNEL)"
+kmake -s bzImage modules 2>&1 | tee "$KBUILD/build.log" | grep -v '^$' || true
+[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed (log: build/kbuild/$KERNEL/build.log)"
+if grep -q 'warning:' "$KBUILD/build.log"; then
+	echo "note: the kernel build printed warnings (build/kbuild/$KERNEL/build.log)"
+fi
+kmake -s headers_install INSTALL_HDR_PATH="$KBUILD/hdr" >/dev/null

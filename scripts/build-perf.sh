@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build perf from the patched tree into build/perf (or $PERF_OUT), with
+# libelf, libdw, slang and zlib; the rest is off to keep the build short.
+# PERF_SAN=1 builds with ASan and UBSan into build/perf-san.
+. "$(dirname "$0")/lib.sh"
+
+OUT=${PERF_OUT:-$OBJ/perf}
+extra=()
+if [ "${PERF_SAN:-0}" = 1 ]; then
+	OUT=$OBJ/perf-san
+	extra=(EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+	       LDFLAGS="-fsanitize=address,undefined")
+fi
+mkdir -p "$OUT"
+
+stage "building perf${PERF_SAN:+ (ASan+UBSan)}"
+make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="ccache gcc" \
+	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
+	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBBPF=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
+	WERROR=1 "${extra[@]}" perf >"$OUT/build.log" 2>&1 ||
+	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
+opts=$("$OUT/perf" version --build-options)
+# libdw shows as dwarf and libdw-dwarf-unwind.
+for f in libelf dwarf libslang zlib; do
+	grep -Eq "^ +$f: \[ on" <<<"$opts" ||
+		die "perf was built without $f:
+$opts"
+done

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build what runs in the guest besides perf: the perf_events kselftests
+# (upstream's and ours) and the test modules.
+. "$(dirname "$0")/lib.sh"
+
+OUT=$OBJ/tests/$KERNEL
+mkdir -p "$OUT/selftests" "$OUT/testmod"
+
+stage "building the perf_events selftests"
+make -s -C "$SRC/tools/testing/selftests/perf_events" OUTPUT="$OUT/selftests" \
+	KHDR_INCLUDES="-isystem $KBUILD/hdr/include" CC="ccache gcc" \
+	>"$OUT/selftests.log" 2>&1 ||
+	{ cat "$OUT/selftests.log" >&2; die "selftest build failed"; }
+
+stage "building the test modules"
+rsync -a --delete --exclude '*.o' --exclude '*.ko' "$TOP/scripts/testmod/" "$OUT/testmod.src/"
+make -s -C "$KBUILD" M="$OUT/testmod.src" modules >"$OUT/testmod.log" 2>&1 ||
+	{ cat "$OUT/testmod.log" >&2; die "test module build failed"; }
+cp "$OUT"/testmod.src/*.ko "$OUT/testmod/"

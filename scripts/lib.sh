@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the build, VM and test harness. Sourced, not run.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=$TOP/build
+# OBJ is the root of one tree and its builds: build/ for the series under
+# test, build/series/ for make series-check and make baseline.
+OBJ=${OBJ:-$B}
+SRC=$OBJ/src
+BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+BASE_VERSION=6.1.192
+KERNEL=${KERNEL:-default}
+KBUILD=$OBJ/kbuild/$KERNEL
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$B"
+
+# ccache: paths under build/ are hashed relative to the build directory,
+# so the main tree and the series-check tree share cache entries.
+export PATH=/usr/lib/ccache:$PATH
+export CCACHE_BASEDIR=$B CCACHE_NOHASHDIR=1
+
+stage() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# report.sh RUNDIR: parse what the guest and the host tests left in RUNDIR
+# into RUNDIR/results.tsv (status, suite, test, detail), print one table and
+# the line "N passed, N failed, N skipped", and exit non-zero on a failure.
+#
+# Upstream's own tests are judged against scripts/upstream-baseline.txt:
+# one that passed on the unpatched base must pass; one that failed there is
+# reported as skipped, with the reason recorded in the baseline.
+. "$(dirname "$0")/lib.sh"
+
+run=$1
+baseline=${BASELINE:-$TOP/scripts/upstream-baseline.txt}
+out=$run/results.tsv
+: >"$out"
+
+emit() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$out"; }
+
+# TAP from a kselftest_harness binary; a crash or a short run is a failure.
+parse_tap() {
+	local t=$1 tap=$run/kselftest/$1.tap rc
+	rc=$(cat "$run/kselftest/$t.rc" 2>/dev/null || echo missing)
+	awk -v t="$t" -v rc="$rc" '
+	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+	/^(not )?ok [0-9]+ / {
+		st = ($1 == "ok") ? "pass" : "fail"
+		line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
+		name = line; reason = ""
+		if (match(line, / # (SKIP|skip)/)) {
+			name = substr(line, 1, RSTART - 1)
+			reason = substr(line, RSTART + 8); st = "skip"
+		}
+		if (st == "fail" && reason == "") reason = "see kselftest/" t ".tap"
+		printf "%s\tkselftest:%s\t%s\t%s\n", st, t, name, reason
+		seen++
+	}
+	END {
+		if (rc == "missing")
+			printf "fail\tkselftest:%s\t(binary)\tdid not run\n", t
+		else if (rc == 124)
+			printf "fail\tkselftest:%s\t(binary)\ttimed out\n", t
+		else if (plan == 0 || seen < plan)
+			printf "fail\tkselftest:%s\t(binary)\tcrashed or stopped early: exit %s after %d of %d results\n", t, rc, seen, plan
+	}' "$tap" >>"$out" 2>/dev/null ||
+		emit fail "kselftest:$t" "(binary)" "no output"
+}
+
+# perf test's one-line-per-test output.
+parse_perftest() {
+	local log=$run/perftest.log
+	[ -f "$log" ] || return 0
+	sed -nE 's/^ *([0-9]+(\.[0-9]+)?): (.*[^ ]) +: (Ok|FAILED!|Skip.*)$/\1\t\3\t\4/p' "$log" |
+	while IFS=$'\t' read -r num name res; do
+		case $res in
+		Ok) st=pass why= ;;
+		FAILED!) st=fail why="see perftest.log" ;;
+		*) st=skip why=${res#Skip}; why=${why# } ;;
+		esac
+		emit "$st" perf-test "$num: $name" "$why"
+	done
+	rc=$(cat "$run/perftest.rc" 2>/dev/null || echo missing)
+	[ "$rc" = 124 ] && emit fail perf-test "(run)" "timed out"
+	return 0
+}
+
+# Our script tests: exit 0 pass, 2 skip (last line says why), else fail.
+parse_scripts() {
+	local suite=$1 dir=$2 f n rc last
+	for f in "$dir"/*.rc; do
+		[ -e "$f" ] || continue
+		n=$(basename "$f" .rc)
+		rc=$(cat "$f")
+		last=$(grep -v '^$' "${f%.rc}.log" 2>/dev/null | tail -1 | cut -c1-100)
+		case $rc in
+		0) emit pass "$suite" "$n" ;;
+		2) emit skip "$suite" "$n" "$last" ;;
+		124) emit fail "$suite" "$n" "timed out" ;;
+		*) emit fail "$suite" "$n" "exit $rc: $last" ;;
+		esac
+	done
+}
+
+if [ -f "$run/kselftest/../done" ] || [ -d "$run/kselftest" ]; then
+	for t in $(ls "$run/kselftest" 2>/dev/null | sed -n 's/\.rc$//p'); do
+		parse_tap "$t"
+	done
+fi
+parse_perftest
+parse_scripts guest "$run/guest"
+parse_scripts host "$run/host"
+
+# Judge upstream's tests against the base.
+if [ -f "$baseline" ]; then
+	awk -F'\t' -v OFS='\t' '
+	NR == FNR { if ($0 !~ /^#/) { base[$1 "\t" $2] = $3; why[$1 "\t" $2] = $4 }; next }
+	{
+		k = $2 "\t" $3
+		if (k in base && $1 == "fail") {
+			if (base[k] == "pass") $4 = "regression: passed on the base; " $4
+			else { $1 = "skip"; $4 = "fails on the base too: " why[k] }
+		}
+		print
+	}' "$baseline" "$out" >"$out.tmp" && mv "$out.tmp" "$out"
+fi
+
+printf '\n%-5s %-28s %-52s %s\n' RESULT SUITE TEST DETAIL
+awk -F'\t' '{ printf "%-5s %-28s %-52s %s\n", toupper($1), substr($2, 1, 28), substr($3, 1, 52), $4 }' "$out"
+p=$(grep -c '^pass' "$out" || true)
+f=$(grep -c '^fail' "$out" || true)
+s=$(grep -c '^skip' "$out" || true)
+echo "$p passed, $f failed, $s skipped" >"$run/summary"
+[ "$((p + f + s))" -gt 0 ] || { echo "no test ran" >&2; f=1; }
+echo
+echo "$p passed, $f failed, $s skipped"
+[ "$f" = 0 ]

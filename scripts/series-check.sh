@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# For every patch of the series in order, on a second tree (build/series/src):
+# apply it, build the kernel (and perf when the patch touches tools/, the
+# selftests when it touches them), and run checkpatch.pl --strict on it.
+# One line per patch; exit non-zero if any step of any patch failed.
+# Each step reuses the previous patch's objects, and ccache.
+. "$(dirname "$0")/lib.sh"
+
+MBOX=$B/series/mbox "$TOP/scripts/mbox.sh" >/dev/null
+export OBJ=$B/series
+S=$OBJ/src
+if [ ! -d "$S/.git" ] && [ ! -f "$S/.git" ]; then
+	stage "making the series-check tree"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$S" base
+fi
+git -C "$S" am --abort >/dev/null 2>&1 || true
+git -C "$S" checkout -q -f --detach base
+git -C "$S" clean -q -fdx
+
+# Checks that are ignored, each with its reason, one type per line.
+ignore=$(grep -v '^#' "$TOP/scripts/checkpatch.ignore" | cut -d' ' -f1 | paste -sd, -)
+
+log=$OBJ/series-check.log
+: >"$log"
+fail=0
+stage "checking each patch: apply, build, checkpatch --strict (log: ${log#$TOP/})"
+for p in "$OBJ"/mbox/0*.patch; do
+	case $p in *0000-cover-letter.patch) continue ;; esac
+	name=$(basename "$p" .patch)
+	steps= bad=0 t0=$(date +%s)
+	if ! git -C "$S" am -q "$p" >>"$log" 2>&1; then
+		git -C "$S" am --abort >/dev/null 2>&1
+		printf 'FAIL %s: does not apply\n' "$name"
+		fail=1
+		break
+	fi
+	files=$(git -C "$S" diff-tree -r --no-commit-id --name-only HEAD)
+	echo "== $name" >>"$log"
+	if "$TOP/scripts/build-kernel.sh" >>"$log" 2>&1; then steps="kernel ok"
+	else steps="kernel FAILED"; bad=1; fi
+	if grep -qE '^tools/(perf|lib|include|build|arch|scripts)/' <<<"$files"; then
+		if "$TOP/scripts/build-perf.sh" >>"$log" 2>&1; then steps="$steps, perf ok"
+		else steps="$steps, perf FAILED"; bad=1; fi
+	fi
+	if grep -q '^tools/testing/selftests/perf_events/' <<<"$files"; then
+		if "$TOP/scripts/build-tests.sh" >>"$log" 2>&1; then steps="$steps, selftests ok"
+		else steps="$steps, selftests FAILED"; bad=1; fi
+	fi
+	if (cd "$S" && ./scripts/checkpatch.pl --strict -q --ignore "$ignore" "$p") >>"$log" 2>&1
+	then steps="$steps, checkpatch ok"
+	else steps="$steps, checkpatch FAILED"; bad=1; fi
+	[ "$bad" = 0 ] && st=ok || { st=FAIL; fail=1; }
+	printf '%-4s %-62s %s (%ss)\n' "$st" "$(cut -c1-62 <<<"$name")" "$steps" "$(( $(date +%s) - t0 ))"
+done
+[ "$fail" = 0 ] || die "series-check failed (details: ${log#$TOP/})"
+echo "every patch applies, builds and passes checkpatch --strict"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh MODE RUNDIR [TIMEOUT]: boot build/kbuild/$KERNEL with the initramfs,
+# run MODE in the guest (check, upstream, demo, bench, shell), and collect
+# its results in RUNDIR over virtio 9p. The console goes to RUNDIR/console.log.
+# Fails with a clear message on a panic, a hang or a missing result, and on
+# any kernel splat in the guest's dmesg.
+. "$(dirname "$0")/lib.sh"
+
+mode=$1 run=$2 limit=${3:-1800}
+bz=$KBUILD/arch/x86/boot/bzImage
+initrd=$OBJ/initramfs-$KERNEL.cpio.gz
+[ -f "$bz" ] && [ -f "$initrd" ] || die "no kernel or initramfs; run make build"
+mkdir -p "$run"
+
+qemu() {
+	local accel=$1 m=$2 dir=$3 t=$4 cpu=max
+	shift 4
+	[ "$accel" = kvm ] && cpu=host
+	timeout --foreground -k 10 "$t" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+		-smp 2 -m 1G -nographic -no-reboot -nodefaults \
+		-kernel "$bz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 rig.mode=$m $EXTRA_CMDLINE" \
+		-virtfs "local,path=$dir,mount_tag=results,security_model=none,multidevs=remap" \
+		"$@"
+}
+
+# KVM when it works, TCG otherwise: decided by booting once with KVM, and
+# remembered per host kernel in build/accel (delete it to probe again).
+accel() {
+	local host p
+	host=$(uname -r)
+	if [ "$(sed -n 1p "$B/accel" 2>/dev/null)" = "$host" ]; then
+		sed -n 2p "$B/accel"
+		return
+	fi
+	p=$(mktemp -d "$B/probe.XXXXXX")
+	if [ -w /dev/kvm ] &&
+	   qemu kvm probe "$p" 30 -serial "file:$p/console.log" >/dev/null 2>&1 &&
+	   [ -f "$p/probe" ]; then
+		printf '%s\nkvm\n' "$host" >"$B/accel"
+	else
+		printf '%s\ntcg\n' "$host" >"$B/accel"
+	fi
+	rm -rf "$p"
+	sed -n 2p "$B/accel"
+}
+
+ACCEL=${ACCEL:-$(accel)}
+rm -rf "${run:?}"/* && mkdir -p "$run"
+if [ "$mode" = shell ]; then
+	stage "booting a shell ($ACCEL); the guest powers off when the shell exits"
+	qemu "$ACCEL" shell "$run" 86400 -serial mon:stdio
+	exit 0
+fi
+
+stage "booting the kernel in QEMU ($ACCEL, 2 vCPUs, 1 GiB, mode $mode, limit ${limit}s)"
+start=$(date +%s)
+rc=0
+qemu "$ACCEL" "$mode" "$run" "$limit" -serial "file:$run/console.log" </dev/null || rc=$?
+echo "$ACCEL $(( $(date +%s) - start ))" >"$run/vm-time"
+echo "guest ran for $(( $(date +%s) - start ))s"
+
+if [ ! -f "$run/done" ]; then
+	tail -40 "$run/console.log" >&2
+	if grep -q 'Kernel panic' "$run/console.log"; then
+		die "the guest kernel panicked (console: ${run#$TOP/}/console.log)"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		die "the guest did not power off within ${limit}s (console: ${run#$TOP/}/console.log)"
+	else
+		die "the guest stopped without a result, qemu exit $rc (console: ${run#$TOP/}/console.log)"
+	fi
+fi
+
+# Kernel splats fail the run whatever the tests said.
+splat='BUG:|WARNING:|Oops|Kernel panic|lockdep|KASAN|UBSAN|possible recursive locking|circular locking|detected stalls|rcu_.*stall|general protection fault|INFO: task .* blocked'
+if grep -En "$splat" "$run/dmesg.txt" >"$run/splats.txt"; then
+	cat "$run/splats.txt" >&2
+	die "kernel splat in the guest's dmesg (${run#$TOP/}/dmesg.txt)"
+else
+	rm -f "$run/splats.txt"
+fi
