@@ -49,7 +49,7 @@ bench: build
 	@$(S)/check.sh bench
 
 shell: build
-	@$(S)/vm.sh shell build/runs/shell
+	@rm -rf build/runs/shell && $(S)/vm.sh shell build/runs/shell
 
 export:
 	@$(S)/export.sh

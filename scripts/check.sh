@@ -36,13 +36,20 @@ bench)
 	;;
 esac
 
+# Tests that need a second boot, where KASLR chose another offset.
+if [ "$rc" = 0 ] && ls "$TOP"/scripts/tests/guest2/*.sh >/dev/null 2>&1; then
+	"$TOP/scripts/vm.sh" second "$run/boot2" "${VM_TIMEOUT:-2400}" 2>"$run/host/boot2.log" || rc=$?
+	cat "$run/host/boot2.log" >&2
+	echo "$rc" >"$run/host/boot2.rc"
+fi
+
 if [ "$rc" = 0 ]; then
 	stage "running the host-side tests"
 	for t in "$TOP"/scripts/tests/host/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
 		echo "  $n"
-		hosttest "$n" env RUN="$run" OBJ="$OBJ" KBUILD="$KBUILD" \
+		hosttest "$n" env RUN="$run" RUN2="$run/boot2" OBJ="$OBJ" KBUILD="$KBUILD" \
 			PERF="$OBJ/perf/perf" bash "$t"
 	done
 fi

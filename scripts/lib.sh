@@ -23,3 +23,17 @@ export CCACHE_BASEDIR=$B CCACHE_NOHASHDIR=1
 
 stage() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The second tree, build/series/src: a worktree of build/src reset to the
+# base, for make series-check and make baseline.
+series_tree_at_base() {
+	local s=$B/series/src
+	if [ ! -e "$s/.git" ]; then
+		stage "making the second tree, build/series/src"
+		git -C "$B/src" worktree prune
+		git -C "$B/src" worktree add -q --detach "$s" base
+	fi
+	git -C "$s" am --abort >/dev/null 2>&1 || true
+	git -C "$s" checkout -q -f --detach base
+	git -C "$s" clean -q -fdx
+}

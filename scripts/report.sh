@@ -57,7 +57,7 @@ parse_perftest() {
 		FAILED!) st=fail why="see perftest.log" ;;
 		*) st=skip why=${res#Skip}; why=${why# } ;;
 		esac
-		emit "$st" perf-test "$num: $name" "$why"
+		emit "$st" perf-test "$name" "$why"
 	done
 	rc=$(cat "$run/perftest.rc" 2>/dev/null || echo missing)
 	[ "$rc" = 124 ] && emit fail perf-test "(run)" "timed out"
@@ -88,6 +88,7 @@ if [ -f "$run/kselftest/../done" ] || [ -d "$run/kselftest" ]; then
 fi
 parse_perftest
 parse_scripts guest "$run/guest"
+parse_scripts guest-boot2 "$run/boot2/guest"
 parse_scripts host "$run/host"
 
 # Judge upstream's tests against the base.

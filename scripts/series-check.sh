@@ -11,14 +11,7 @@
 MBOX=$B/series/mbox "$TOP/scripts/mbox.sh" >/dev/null
 export OBJ=$B/series
 S=$OBJ/src
-if [ ! -d "$S/.git" ] && [ ! -f "$S/.git" ]; then
-	stage "making the series-check tree"
-	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$S" base
-fi
-git -C "$S" am --abort >/dev/null 2>&1 || true
-git -C "$S" checkout -q -f --detach base
-git -C "$S" clean -q -fdx
+series_tree_at_base
 
 # Checks that are ignored, each with its reason, one type per line.
 ignore=$(grep -v '^#' "$TOP/scripts/checkpatch.ignore" | cut -d' ' -f1 | paste -sd, -)

@@ -21,7 +21,7 @@ qemu() {
 	timeout --foreground -k 10 "$t" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 		-smp 2 -m 1G -nographic -no-reboot -nodefaults \
 		-kernel "$bz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 rig.mode=$m $EXTRA_CMDLINE" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 rig.mode=$m ${EXTRA_CMDLINE:-}" \
 		-virtfs "local,path=$dir,mount_tag=results,security_model=none,multidevs=remap" \
 		"$@"
 }
@@ -48,7 +48,7 @@ accel() {
 }
 
 ACCEL=${ACCEL:-$(accel)}
-rm -rf "${run:?}"/* && mkdir -p "$run"
+mkdir -p "$run"
 if [ "$mode" = shell ]; then
 	stage "booting a shell ($ACCEL); the guest powers off when the shell exits"
 	qemu "$ACCEL" shell "$run" 86400 -serial mon:stdio

@@ -5,7 +5,9 @@
 # (scripts/report.sh), so nothing here decides pass or fail on its own.
 #   kselftest/NAME.tap, .rc   each perf_events kselftest binary
 #   perftest.log              upstream perf test
-#   guest/NAME.log, .rc       our guest tests (scripts/tests/guest)
+#   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
+#                             scripts/tests/guest2 in a second boot)
+#   artifacts/NAME/           files a guest test leaves for the host tests
 mode=$1
 R=/results
 export PERF_EXEC_PATH=/usr/libexec/perf-core
@@ -35,9 +37,9 @@ perftest() {
 	echo $? >$R/perftest.rc
 }
 
-guesttests() {
+guesttests() {	# directory of scripts
 	mkdir -p $R/guest $R/artifacts
-	for t in /tests/guest/*.sh; do
+	for t in $1/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
 		echo "running $n"
@@ -51,12 +53,15 @@ guesttests() {
 demo() {
 	w=/tmp/demo && mkdir -p $w && cd $w || return 1
 	insmod /tests/modules/perf_testmod.ko
-	echo "\$ perf record -a -g -e cpu-clock -- <workload: tar+gzip of /usr, the test module spinning>"
+	echo "\$ perf record -a -g -e cpu-clock -- <workload: the test module, perf bench mem memset, dd>"
 	perf record -q -a -g -e cpu-clock -o perf.data -- sh -c \
-		'echo 1500 >/proc/perf_testmod & tar cf - /usr /tests 2>/dev/null | gzip -1 >/dev/null; wait'
+		'echo 1500 >/proc/perf_testmod &
+		 perf bench mem memset -s 4MB -l 200 >/dev/null &
+		 dd if=/dev/zero of=/dev/null bs=64k count=20000 2>/dev/null; wait'
 	echo
-	echo "\$ perf report --stdio --sort dso,sym (top 40 lines)"
-	perf report -i perf.data --stdio --no-children --sort dso,sym 2>&1 | grep -v '^$' | head -40
+	echo "\$ perf report --stdio --no-children -g none --sort dso,sym (top 30)"
+	perf report -i perf.data --stdio --no-children -g none --sort dso,sym 2>&1 |
+		grep -v '^$' | grep -v '^#' | head -30
 	echo
 	echo "\$ perf script --show-mmap-events (mmap records, first 15)"
 	perf script -i perf.data --show-mmap-events 2>/dev/null | grep -E 'PERF_RECORD_MMAP' | head -15
@@ -67,8 +72,20 @@ demo() {
 	rmmod perf_testmod
 }
 
+# rig.only=guest on the kernel command line (EXTRA_CMDLINE) runs only our
+# guest scripts: a quick loop while writing one.
+only=
+for arg in $(cat /proc/cmdline); do
+	case $arg in rig.only=*) only=${arg#rig.only=} ;; esac
+done
+
 case $mode in
-check) info; kselftests; perftest; guesttests ;;
+check)
+	info
+	if [ "$only" != guest ]; then kselftests; perftest; fi
+	guesttests /tests/guest
+	;;
+second) info; guesttests /tests/guest2 ;;
 upstream) info; kselftests; perftest ;;
 demo) info; demo >$R/demo.log 2>&1 ;;
 bench) info; /tests/selftests/mmap3_bench >$R/bench.log 2>&1 ;;
