@@ -71,7 +71,7 @@ parse_scripts() {
 		[ -e "$f" ] || continue
 		n=$(basename "$f" .rc)
 		rc=$(cat "$f")
-		last=$(grep -v '^$' "${f%.rc}.log" 2>/dev/null | tail -1 | cut -c1-100)
+		last=$(sed '/^$/d' "${f%.rc}.log" 2>/dev/null | tail -1 | cut -c1-100)
 		case $rc in
 		0) emit pass "$suite" "$n" ;;
 		2) emit skip "$suite" "$n" "$last" ;;
