@@ -34,7 +34,7 @@ make_base() {
 	tar -C "$tmp" --strip-components=1 -xf "$BASE_TARBALL"
 	v=$(make -s -C "$tmp" kernelversion)
 	[ "$v" = "$BASE_VERSION" ] ||
-		die "base is Linux $v, but this series is for $BASE_VERSION ($BASE_TARBALL)"
+		{ rm -rf "$tmp"; die "base is Linux $v, but this series is for $BASE_VERSION ($BASE_TARBALL)"; }
 
 	stage "committing the base tree"
 	# Debian's top-level .gitignore ignores everything, so add with -f.
@@ -87,7 +87,7 @@ apply_series() {
 	done
 }
 
-[ -d "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify base >/dev/null || make_base
+[ -e "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify base >/dev/null || make_base
 
 want=$(series_fingerprint)
 if [ "${1:-}" = --stamp-only ]; then
