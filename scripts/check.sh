@@ -56,5 +56,8 @@ if [ "$rc" = 0 ]; then
 	done
 fi
 
+stage "guest: $(head -1 "$run/info.txt" 2>/dev/null)"
+grep -E '^ +(libelf|dwarf|libslang|zlib):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'
+
 stage "results (${run#$TOP/})"
 "$TOP/scripts/report.sh" "$run"
