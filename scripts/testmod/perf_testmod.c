@@ -10,6 +10,8 @@
 #include <linux/uaccess.h>
 #include <linux/kernel.h>
 
+static u64 perf_testmod_result;
+
 static noinline u64 perf_testmod_work(u64 x)
 {
 	int i;
@@ -42,7 +44,12 @@ static ssize_t perf_testmod_write(struct file *file, const char __user *buf,
 		return err;
 	if (ms > 60000)
 		return -EINVAL;
-	pr_debug("perf_testmod: %llx\n", perf_testmod_spin(ms));
+	/*
+	 * Keep the result: pr_debug() compiles to nothing without DEBUG or
+	 * dynamic debug, and would take the call to perf_testmod_spin() with it.
+	 */
+	WRITE_ONCE(perf_testmod_result, perf_testmod_spin(ms));
+	pr_debug("perf_testmod: %llx\n", perf_testmod_result);
 	return count;
 }
 

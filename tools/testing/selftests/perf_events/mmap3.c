@@ -1,0 +1,1136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for PERF_RECORD_MMAP3 and for mmap records emitted on mremap().
+ *
+ * Every check compares a value taken from a record the kernel wrote with a
+ * value the test obtained on its own: from stat(), from its own mmap() and
+ * mremap() calls, or from the ELF notes it parsed out of the file.
+ */
+
+#define _GNU_SOURCE
+
+#include <assert.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+
+#ifndef FS_IOC_GETVERSION
+#define FS_IOC_GETVERSION	_IOR('v', 1, long)
+#endif
+
+#define RB_PAGES	16
+#define FILE_PAGES	4
+#define BUILD_ID_MAX	20
+
+/* PERF_RECORD_MMAP3 as documented in include/uapi/linux/perf_event.h. */
+struct mmap3_record {
+	struct perf_event_header	header;
+	__u32				pid, tid;
+	__u64				addr;
+	__u64				len;
+	__u64				pgoff;
+	__u32				maj;
+	__u32				min;
+	__u64				ino;
+	__u64				ino_generation;
+	__u32				prot, flags;
+	__u64				mtime;
+	__u8				build_id_size;
+	__u8				__reserved_1;
+	__u16				__reserved_2;
+	__u8				build_id[BUILD_ID_MAX];
+	char				filename[];
+};
+
+static_assert(offsetof(struct mmap3_record, filename) == 104,
+	      "MMAP3 fixed part is 104 bytes");
+
+/* The part all of MMAP, MMAP2 and MMAP3 share. */
+struct mmap_common {
+	struct perf_event_header	header;
+	__u32				pid, tid;
+	__u64				addr;
+	__u64				len;
+	__u64				pgoff;
+};
+
+/* PERF_RECORD_MMAP2 without a build-id (PERF_RECORD_MISC_MMAP_BUILD_ID clear). */
+struct mmap2_record {
+	struct mmap_common		c;
+	__u32				maj;
+	__u32				min;
+	__u64				ino;
+	__u64				ino_generation;
+	__u32				prot, flags;
+	char				filename[];
+};
+
+/* sample_id for sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME. */
+struct sample_id {
+	__u32				pid, tid;
+	__u64				time;
+};
+
+struct ring {
+	int				fd;
+	struct perf_event_mmap_page	*meta;
+	char				*data;
+	size_t				data_size;
+	size_t				map_size;
+};
+
+/* Records read out of a ring, unwrapped into one linear buffer. */
+struct records {
+	char				*buf;
+	size_t				len;
+};
+
+static size_t page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static pid_t sys_gettid(void)
+{
+	return syscall(__NR_gettid);
+}
+
+static __u64 stat_mtime_ns(const struct stat *st)
+{
+	return (__u64)st->st_mtim.tv_sec * 1000000000ULL + st->st_mtim.tv_nsec;
+}
+
+/* A dummy software event on which only side-band records are enabled. */
+static void base_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+static void mmap3_attr(struct perf_event_attr *attr)
+{
+	base_attr(attr);
+	attr->mmap3 = 1;
+}
+
+static void __ring_open(struct __test_metadata *_metadata, struct ring *r,
+			struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int err;
+
+	r->fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1,
+			PERF_FLAG_FD_CLOEXEC);
+	err = errno;
+	if (r->fd < 0 && err == EINVAL && attr->mmap3)
+		TH_LOG("EINVAL for attr.mmap3: kernel lacks PERF_RECORD_MMAP3");
+	ASSERT_LE(0, r->fd) {
+		TH_LOG("perf_event_open: %s", strerror(err));
+	}
+
+	r->data_size = RB_PAGES * page_size();
+	r->map_size = r->data_size + page_size();
+	r->meta = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       r->fd, 0);
+	ASSERT_NE(MAP_FAILED, r->meta) {
+		TH_LOG("mmap of the ring buffer: %s", strerror(errno));
+	}
+	r->data = (char *)r->meta + page_size();
+}
+
+#define ring_open(r, attr)		__ring_open(_metadata, r, attr, 0, -1)
+#define ring_open_cpu(r, attr, cpu)	__ring_open(_metadata, r, attr, -1, cpu)
+
+static void ring_close(struct ring *r)
+{
+	if (r->meta && r->meta != MAP_FAILED)
+		munmap(r->meta, r->map_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->meta = NULL;
+	r->fd = -1;
+}
+
+static int ring_enable(struct ring *r)
+{
+	return ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static int ring_disable(struct ring *r)
+{
+	return ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Copy everything between data_tail and data_head out of the ring. */
+static void __ring_read(struct __test_metadata *_metadata, struct ring *r,
+			struct records *rec)
+{
+	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	__u64 tail = r->meta->data_tail;
+
+	ASSERT_LE(head - tail, r->data_size);
+	free(rec->buf);
+	rec->len = head - tail;
+	rec->buf = malloc(rec->len + 1);
+	ASSERT_NE(NULL, rec->buf);
+
+	for (size_t n = 0; n < rec->len; ) {
+		size_t off = (tail + n) % r->data_size;
+		size_t chunk = r->data_size - off;
+
+		if (chunk > rec->len - n)
+			chunk = rec->len - n;
+		memcpy(rec->buf + n, r->data + off, chunk);
+		n += chunk;
+	}
+	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+}
+
+#define ring_read(r, rec)	__ring_read(_metadata, r, rec)
+
+/*
+ * The record after @h, or the first one for NULL. Returns NULL at the end,
+ * and on a malformed size rather than looping.
+ */
+static const struct perf_event_header *next_record(const struct records *rec,
+						   const struct perf_event_header *h)
+{
+	const char *p = h ? (const char *)h + h->size : rec->buf;
+	const struct perf_event_header *n = (const void *)p;
+
+	if (h && h->size < sizeof(*h))
+		return NULL;
+	if (p + sizeof(*n) > rec->buf + rec->len)
+		return NULL;
+	if (n->size < sizeof(*n) || p + n->size > rec->buf + rec->len)
+		return NULL;
+	return n;
+}
+
+static const void *find_mmap(const struct records *rec, __u32 type, __u64 addr)
+{
+	const struct perf_event_header *h;
+
+	for (h = next_record(rec, NULL); h; h = next_record(rec, h)) {
+		const struct mmap_common *m = (const void *)h;
+
+		if (h->type == type && h->size >= sizeof(*m) && m->addr == addr)
+			return h;
+	}
+	return NULL;
+}
+
+static int count_type(const struct records *rec, __u32 type)
+{
+	const struct perf_event_header *h;
+	int n = 0;
+
+	for (h = next_record(rec, NULL); h; h = next_record(rec, h))
+		n += h->type == type;
+	return n;
+}
+
+static const struct sample_id *record_sample_id(const struct perf_event_header *h)
+{
+	return (const void *)((const char *)h + h->size - sizeof(struct sample_id));
+}
+
+/*
+ * Check the framing of an MMAP3 record: the size is the fixed part, the
+ * NUL-terminated name padded to 8 bytes, and the sample_id trailer. Returns
+ * false (after logging) when anything does not add up.
+ */
+static bool mmap3_well_formed(struct __test_metadata *_metadata,
+			      const struct mmap3_record *m)
+{
+	size_t room = m->header.size - sizeof(*m) - sizeof(struct sample_id);
+	size_t len;
+
+	if (m->header.size % 8 ||
+	    m->header.size < sizeof(*m) + 8 + sizeof(struct sample_id)) {
+		TH_LOG("bad MMAP3 size %u", m->header.size);
+		return false;
+	}
+	len = strnlen(m->filename, room);
+	if (len == room) {
+		TH_LOG("MMAP3 filename is not NUL-terminated");
+		return false;
+	}
+	if (m->header.size != sizeof(*m) + align8(len + 1) + sizeof(struct sample_id)) {
+		TH_LOG("MMAP3 size %u does not match name length %zu",
+		       m->header.size, len);
+		return false;
+	}
+	for (size_t i = len; i < align8(len + 1); i++) {
+		if (m->filename[i]) {
+			TH_LOG("MMAP3 filename padding is not zero");
+			return false;
+		}
+	}
+	if (m->__reserved_1 || m->__reserved_2) {
+		TH_LOG("MMAP3 reserved bytes are not zero");
+		return false;
+	}
+	if (m->build_id_size > BUILD_ID_MAX) {
+		TH_LOG("MMAP3 build_id_size %u", m->build_id_size);
+		return false;
+	}
+	for (int i = m->build_id_size; i < BUILD_ID_MAX; i++) {
+		if (m->build_id[i]) {
+			TH_LOG("MMAP3 build_id bytes past the size are not zero");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Remove @name under @at, recursing into directories of any depth. */
+static void rm_rf_at(int at, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (!unlinkat(at, name, 0))
+		return;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		rm_rf_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	unlinkat(at, name, AT_REMOVEDIR);
+}
+
+FIXTURE(mmap3)
+{
+	char		dir[PATH_MAX];	/* canonical path of the scratch dir */
+	struct ring	ring[3];
+	struct records	rec;
+};
+
+/* Create a directory in which files can be mapped PROT_EXEC. */
+static bool make_scratch_dir(const char *parent, char *out)
+{
+	char tmpl[PATH_MAX], probe[PATH_MAX + 8];
+	bool ok = false;
+	void *p;
+	int fd;
+
+	if (snprintf(tmpl, sizeof(tmpl), "%s/mmap3.XXXXXX", parent) >= PATH_MAX)
+		return false;
+	if (!mkdtemp(tmpl))
+		return false;
+	snprintf(probe, sizeof(probe), "%s/probe", tmpl);
+	fd = open(probe, O_RDWR | O_CREAT | O_EXCL, 0700);
+	if (fd >= 0 && !ftruncate(fd, page_size())) {
+		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			munmap(p, page_size());
+			ok = true;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(probe);
+	if (ok && realpath(tmpl, out))
+		return true;
+	rmdir(tmpl);
+	return false;
+}
+
+FIXTURE_SETUP(mmap3)
+{
+	static const char * const parents[] = { "/tmp", "/dev/shm", "." };
+	const char *tmpdir = getenv("TMPDIR");
+	bool ok;
+
+	for (int i = 0; i < 3; i++)
+		self->ring[i].fd = -1;
+	ok = tmpdir && make_scratch_dir(tmpdir, self->dir);
+	for (size_t i = 0; i < ARRAY_SIZE(parents) && !ok; i++)
+		ok = make_scratch_dir(parents[i], self->dir);
+	ASSERT_TRUE(ok) {
+		TH_LOG("no directory that allows PROT_EXEC file mappings");
+	}
+}
+
+FIXTURE_TEARDOWN(mmap3)
+{
+	for (int i = 0; i < 3; i++)
+		ring_close(&self->ring[i]);
+	free(self->rec.buf);
+	if (self->dir[0])
+		rm_rf_at(AT_FDCWD, self->dir);
+}
+
+/* Create @name in the scratch dir with FILE_PAGES pages of data. */
+static int __make_file(struct __test_metadata *_metadata, const char *dir,
+		       const char *name, char *path, struct stat *st)
+{
+	char *buf = calloc(1, FILE_PAGES * page_size());
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0700);
+	ASSERT_LE(0, fd) {
+		TH_LOG("open %s: %s", path, strerror(errno));
+	}
+	memset(buf, 0xc3, FILE_PAGES * page_size());
+	ASSERT_EQ((ssize_t)(FILE_PAGES * page_size()),
+		  write(fd, buf, FILE_PAGES * page_size()));
+	free(buf);
+	ASSERT_EQ(0, fstat(fd, st));
+	return fd;
+}
+
+#define make_file(name, path, st)	__make_file(_metadata, self->dir, name, path, st)
+
+/* Compare an MMAP3 record's inode identity and mtime against stat(). */
+static void __assert_inode(struct __test_metadata *_metadata,
+			   const struct mmap3_record *m, const struct stat *st)
+{
+	ASSERT_EQ(major(st->st_dev), m->maj);
+	ASSERT_EQ(minor(st->st_dev), m->min);
+	ASSERT_EQ((__u64)st->st_ino, m->ino);
+	ASSERT_EQ(stat_mtime_ns(st), m->mtime);
+}
+
+#define ASSERT_INODE(m, st)	__assert_inode(_metadata, m, st)
+
+/* 1. A file mapping gives MMAP3 with what stat() and mmap() said. */
+TEST_F(mmap3, file_mapping)
+{
+	struct perf_event_attr attr;
+	const struct mmap3_record *m;
+	char path[PATH_MAX];
+	struct stat st;
+	long gen;
+	void *p;
+	int fd;
+
+	fd = make_file("exec-file", path, &st);
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, 2 * page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE,
+		 fd, page_size());
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no PERF_RECORD_MMAP3 at %p", p);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ(getpid(), m->pid);
+	ASSERT_EQ(sys_gettid(), m->tid);
+	ASSERT_EQ(2 * page_size(), m->len);
+	ASSERT_EQ(page_size(), m->pgoff);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m->prot);
+	ASSERT_EQ(MAP_PRIVATE, m->flags);
+	ASSERT_INODE(m, &st);
+	/* Only where the file system lets user space see i_generation. */
+	if (!ioctl(fd, FS_IOC_GETVERSION, &gen))
+		ASSERT_EQ((__u32)gen, (__u32)m->ino_generation);
+	ASSERT_STREQ(path, m->filename);
+	ASSERT_EQ(0, m->build_id_size);
+	ASSERT_EQ(0, m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ASSERT_EQ(0, m->header.misc & PERF_RECORD_MISC_MMAP_DATA);
+	ASSERT_EQ(PERF_RECORD_MISC_USER, m->header.misc & PERF_RECORD_MISC_CPUMODE_MASK);
+
+	/* A shared mapping reports MAP_SHARED. */
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(MAP_SHARED, m->flags);
+	ASSERT_EQ(0, m->pgoff);
+	ASSERT_EQ(page_size(), m->len);
+	close(fd);
+}
+
+/* 2. mtime set with utimensat() comes back to the nanosecond. */
+TEST_F(mmap3, mtime)
+{
+	const struct timespec ts[2] = {
+		{ .tv_sec = 1000000000, .tv_nsec = 1 },
+		{ .tv_sec = 1234567890, .tv_nsec = 123456789 },
+	};
+	const __u64 want = 1234567890ULL * 1000000000ULL + 123456789ULL;
+	struct perf_event_attr attr;
+	const struct mmap3_record *m;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = make_file("mtime", path, &st);
+	ASSERT_EQ(0, utimensat(AT_FDCWD, path, ts, 0));
+	ASSERT_EQ(0, fstat(fd, &st));
+	if (stat_mtime_ns(&st) != want)
+		SKIP(return, "file system in %.200s does not keep ns mtimes", self->dir);
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(want, m->mtime);
+	close(fd);
+}
+
+/*
+ * Find the NT_GNU_BUILD_ID note of an ELF image in memory, through the
+ * section headers (the kernel goes through the program headers).
+ */
+static int elf_build_id(const char *img, size_t size, __u8 *id)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	if (!eh->e_shoff || eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > size)
+		return -1;
+	sh = (const void *)(img + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum; i++) {
+		size_t off = sh[i].sh_offset, end = off + sh[i].sh_size;
+
+		if (sh[i].sh_type != SHT_NOTE || end > size)
+			continue;
+		while (off + sizeof(Elf64_Nhdr) <= end) {
+			const Elf64_Nhdr *nh = (const void *)(img + off);
+			const char *name = (const char *)(nh + 1);
+			const char *desc = name + ((nh->n_namesz + 3) & ~3U);
+
+			if (desc + nh->n_descsz > img + end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && nh->n_descsz <= BUILD_ID_MAX) {
+				memcpy(id, desc, nh->n_descsz);
+				return nh->n_descsz;
+			}
+			off = desc + ((nh->n_descsz + 3) & ~3U) - img;
+		}
+	}
+	return -1;
+}
+
+/* 3. build_id=1 gives the file's NT_GNU_BUILD_ID; build_id=0 gives none. */
+TEST_F(mmap3, build_id)
+{
+	const struct mmap3_record *with, *without;
+	const struct perf_event_header *h2;
+	struct perf_event_attr attr;
+	__u8 want[BUILD_ID_MAX];
+	struct records rec2 = {};
+	char exe[PATH_MAX];
+	struct stat st;
+	int fd, want_size;
+	char *img;
+	void *p;
+
+	ASSERT_NE(NULL, realpath("/proc/self/exe", exe));
+	fd = open(exe, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	img = malloc(st.st_size);
+	ASSERT_NE(NULL, img);
+	ASSERT_EQ(st.st_size, pread(fd, img, st.st_size, 0));
+	want_size = elf_build_id(img, st.st_size, want);
+	free(img);
+	if (want_size <= 0)
+		SKIP(return, "%.200s has no NT_GNU_BUILD_ID note", exe);
+
+	/*
+	 * An MMAP2 consumer with build_id goes first: the flag it gets in
+	 * header.misc must not leak into the MMAP3 records that follow.
+	 */
+	base_attr(&attr);
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.build_id = 1;
+	ring_open(&self->ring[0], &attr);
+	mmap3_attr(&attr);
+	ring_open(&self->ring[1], &attr);
+	attr.build_id = 1;
+	ring_open(&self->ring[2], &attr);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ring_enable(&self->ring[i]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ring_disable(&self->ring[i]));
+
+	ring_read(&self->ring[0], &rec2);
+	h2 = find_mmap(&rec2, PERF_RECORD_MMAP2, (unsigned long)p);
+	ASSERT_NE(NULL, h2);
+	ASSERT_NE(0, h2->misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+
+	ring_read(&self->ring[1], &self->rec);
+	without = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, without);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, without));
+	ASSERT_EQ(0, without->build_id_size);
+	ASSERT_EQ(0, without->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+	/* The inode identity is there whether or not the build-id is. */
+	ASSERT_INODE(without, &st);
+
+	ring_read(&self->ring[2], &rec2);
+	with = find_mmap(&rec2, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, with);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, with));
+	ASSERT_EQ(want_size, with->build_id_size);
+	ASSERT_EQ(0, memcmp(want, with->build_id, want_size));
+	ASSERT_EQ(0, with->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ASSERT_INODE(with, &st);
+	ASSERT_STREQ(exe, with->filename);
+	free(rec2.buf);
+	close(fd);
+}
+
+/* 4. Data mappings need mmap_data and carry PERF_RECORD_MISC_MMAP_DATA. */
+TEST_F(mmap3, data_mapping)
+{
+	const struct mmap3_record *m;
+	struct perf_event_attr attr;
+	struct records rec2 = {};
+	char path[PATH_MAX];
+	struct stat st;
+	void *data, *text;
+	int fd;
+
+	fd = make_file("data", path, &st);
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	attr.mmap_data = 1;
+	ring_open(&self->ring[1], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, ring_enable(&self->ring[1]));
+	data = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, data);
+	text = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, text);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ASSERT_EQ(0, ring_disable(&self->ring[1]));
+
+	/* Without mmap_data: the exec mapping only. */
+	ring_read(&self->ring[0], &self->rec);
+	ASSERT_EQ(NULL, find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)data));
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)text);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, m->header.misc & PERF_RECORD_MISC_MMAP_DATA);
+
+	/* With it: both, and the data one is marked as such. */
+	ring_read(&self->ring[1], &rec2);
+	m = find_mmap(&rec2, PERF_RECORD_MMAP3, (unsigned long)data);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_NE(0, m->header.misc & PERF_RECORD_MISC_MMAP_DATA);
+	ASSERT_EQ(PROT_READ, m->prot);
+	ASSERT_INODE(m, &st);
+	ASSERT_STREQ(path, m->filename);
+	m = find_mmap(&rec2, PERF_RECORD_MMAP3, (unsigned long)text);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, m->header.misc & PERF_RECORD_MISC_MMAP_DATA);
+	free(rec2.buf);
+	close(fd);
+}
+
+/* 5. Anonymous exec memory: no inode, no mtime, an anon name. */
+TEST_F(mmap3, anon_mapping)
+{
+	struct perf_event_attr attr;
+	const struct mmap3_record *m;
+	void *p;
+
+	mmap3_attr(&attr);
+	attr.build_id = 1;
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, 2 * page_size(), PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ(2 * page_size(), m->len);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m->prot);
+	ASSERT_EQ(MAP_PRIVATE, m->flags);
+	ASSERT_EQ(0, m->mtime);
+	ASSERT_EQ(0, m->ino);
+	ASSERT_EQ(0, m->ino_generation);
+	ASSERT_EQ(0, m->maj);
+	ASSERT_EQ(0, m->min);
+	ASSERT_EQ(0, m->build_id_size);
+	ASSERT_STREQ("//anon", m->filename);
+}
+
+/* 6. mprotect() adding PROT_EXEC reports the mapping. */
+TEST_F(mmap3, mprotect_exec)
+{
+	struct perf_event_attr attr;
+	const struct mmap3_record *m;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = make_file("mprotect", path, &st);
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, 2 * page_size(), PROT_READ, MAP_PRIVATE, fd, 2 * page_size());
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	ASSERT_EQ(NULL, find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p));
+
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, mprotect(p, 2 * page_size(), PROT_READ | PROT_EXEC));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ(2 * page_size(), m->len);
+	ASSERT_EQ(2 * page_size(), m->pgoff);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m->prot);
+	ASSERT_INODE(m, &st);
+	ASSERT_STREQ(path, m->filename);
+	close(fd);
+}
+
+/* 7. mremap() moving exec memory reports it at the new address. */
+TEST_F(mmap3, mremap_move)
+{
+	const struct mmap_common *mm;
+	const struct mmap2_record *m2;
+	const struct mmap3_record *m3;
+	struct perf_event_attr attr;
+	struct records rec[3] = {};
+	char path[PATH_MAX];
+	void *p, *q, *guard;
+	struct stat st;
+	int fd;
+
+	fd = make_file("mremap", path, &st);
+	/* MMAP3, MMAP2 and plain MMAP consumers. */
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	base_attr(&attr);
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	ring_open(&self->ring[1], &attr);
+	attr.mmap2 = 0;
+	ring_open(&self->ring[2], &attr);
+
+	p = mmap(NULL, 2 * page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE,
+		 fd, page_size());
+	ASSERT_NE(MAP_FAILED, p);
+	/* A target that is not where the mapping is. */
+	q = mmap(NULL, 2 * page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, q);
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ring_enable(&self->ring[i]));
+	ASSERT_EQ(q, mremap(p, 2 * page_size(), 2 * page_size(),
+			    MREMAP_MAYMOVE | MREMAP_FIXED, q));
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ring_disable(&self->ring[i]));
+		ring_read(&self->ring[i], &rec[i]);
+	}
+
+	m3 = find_mmap(&rec[0], PERF_RECORD_MMAP3, (unsigned long)q);
+	ASSERT_NE(NULL, m3) {
+		TH_LOG("no PERF_RECORD_MMAP3 at the mremap() target %p", q);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m3));
+	ASSERT_EQ(2 * page_size(), m3->len);
+	ASSERT_EQ(page_size(), m3->pgoff);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m3->prot);
+	ASSERT_INODE(m3, &st);
+	ASSERT_STREQ(path, m3->filename);
+
+	m2 = find_mmap(&rec[1], PERF_RECORD_MMAP2, (unsigned long)q);
+	ASSERT_NE(NULL, m2) {
+		TH_LOG("no PERF_RECORD_MMAP2 at the mremap() target %p", q);
+	}
+	ASSERT_EQ(2 * page_size(), m2->c.len);
+	ASSERT_EQ(page_size(), m2->c.pgoff);
+	ASSERT_EQ((__u64)st.st_ino, m2->ino);
+	ASSERT_STREQ(path, m2->filename);
+
+	mm = find_mmap(&rec[2], PERF_RECORD_MMAP, (unsigned long)q);
+	ASSERT_NE(NULL, mm) {
+		TH_LOG("no PERF_RECORD_MMAP at the mremap() target %p", q);
+	}
+	ASSERT_EQ(2 * page_size(), mm->len);
+	ASSERT_STREQ(path, (const char *)(mm + 1));
+
+	/* Growing with MREMAP_MAYMOVE where the mapping cannot grow in place. */
+	p = mmap(NULL, 2 * page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	guard = (char *)p + page_size();
+	ASSERT_EQ(0, munmap(guard, page_size()));
+	ASSERT_EQ(guard, mmap(guard, page_size(), PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	q = mremap(p, page_size(), 3 * page_size(), MREMAP_MAYMOVE);
+	ASSERT_NE(MAP_FAILED, q);
+	ASSERT_NE(p, q);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &rec[0]);
+	m3 = find_mmap(&rec[0], PERF_RECORD_MMAP3, (unsigned long)q);
+	ASSERT_NE(NULL, m3);
+	ASSERT_EQ(3 * page_size(), m3->len);
+	ASSERT_EQ(0, m3->pgoff);
+	ASSERT_INODE(m3, &st);
+
+	for (int i = 0; i < 3; i++)
+		free(rec[i].buf);
+	close(fd);
+}
+
+/* 8. mmap3 replaces MMAP and MMAP2 whatever else is set. */
+TEST_F(mmap3, replaces_mmap_mmap2)
+{
+	struct perf_event_attr attr;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p, *d;
+	int fd;
+
+	fd = make_file("replace", path, &st);
+	mmap3_attr(&attr);
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.mmap_data = 1;
+	attr.build_id = 1;
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	d = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	ASSERT_NE(NULL, find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p));
+	ASSERT_NE(NULL, find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)d));
+	ASSERT_EQ(0, count_type(&self->rec, PERF_RECORD_MMAP));
+	ASSERT_EQ(0, count_type(&self->rec, PERF_RECORD_MMAP2));
+	close(fd);
+}
+
+/* 9. Sizes and the sample_id trailer, over names of every length mod 8. */
+TEST_F(mmap3, framing)
+{
+	const struct perf_event_header *h;
+	struct perf_event_attr attr;
+	struct timespec t0, t1;
+	static char path[16][PATH_MAX];
+	char name[32];
+	void *addr[16];
+	int fd[16], n = 0;
+	struct stat st;
+
+	mmap3_attr(&attr);
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	ring_open(&self->ring[0], &attr);
+
+	for (int i = 0; i < 16; i++) {
+		/* Names of 1..16 characters cover every padding amount. */
+		memset(name, 'a' + i, i + 1);
+		name[i + 1] = '\0';
+		fd[i] = make_file(name, path[i], &st);
+	}
+	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &t0));
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	for (int i = 0; i < 16; i++) {
+		addr[i] = mmap(NULL, page_size(), PROT_READ | PROT_EXEC,
+			       MAP_PRIVATE, fd[i], 0);
+		ASSERT_NE(MAP_FAILED, addr[i]);
+	}
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &t1));
+	ring_read(&self->ring[0], &self->rec);
+
+	/* Walking by header.size must consume the buffer exactly. */
+	{
+		size_t walked = 0;
+
+		for (h = next_record(&self->rec, NULL); h;
+		     h = next_record(&self->rec, h)) {
+			ASSERT_EQ(0, h->size % 8);
+			walked += h->size;
+		}
+		ASSERT_EQ(self->rec.len, walked);
+	}
+
+	for (int i = 0; i < 16; i++) {
+		const struct mmap3_record *m;
+		const struct sample_id *sid;
+		__u64 lo = t0.tv_sec * 1000000000ULL + t0.tv_nsec;
+		__u64 hi = t1.tv_sec * 1000000000ULL + t1.tv_nsec;
+
+		m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)addr[i]);
+		ASSERT_NE(NULL, m);
+		n++;
+		ASSERT_STREQ(path[i], m->filename);
+		ASSERT_EQ(sizeof(*m) + align8(strlen(path[i]) + 1) + sizeof(*sid),
+			  m->header.size);
+		ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+
+		sid = record_sample_id(&m->header);
+		ASSERT_EQ(getpid(), sid->pid);
+		ASSERT_EQ(sys_gettid(), sid->tid);
+		ASSERT_LE(lo, sid->time);
+		ASSERT_GE(hi, sid->time);
+		close(fd[i]);
+	}
+	ASSERT_EQ(16, n);
+}
+
+/*
+ * Extend the directory chain that @fd (an open directory whose path is @path)
+ * ends in with directories of up to 200 characters until the path is about
+ * @target - 40 bytes long. Returns an fd of the innermost directory and
+ * appends the components to @path. @fd is consumed.
+ */
+static int deep_dir(int fd, char *path, size_t target)
+{
+	char comp[NAME_MAX + 1];
+
+	while (fd >= 0 && strlen(path) + 1 + 40 < target) {
+		size_t len = target - 40 - strlen(path) - 1;
+		int next;
+
+		if (len > 200)
+			len = 200;
+		memset(comp, 'd', len);
+		comp[len] = '\0';
+		if (mkdirat(fd, comp, 0700) && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = next;
+		strcat(path, "/");
+		strcat(path, comp);
+	}
+	return fd;
+}
+
+/* 10. Long paths, too-long paths and deleted files give sane records. */
+TEST_F(mmap3, long_and_deleted_paths)
+{
+	static char dir[2 * PATH_MAX], path[2 * PATH_MAX + 32];
+	const struct mmap3_record *m;
+	struct perf_event_attr attr;
+	struct stat st;
+	int dfd, fd;
+	void *p;
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+
+	/* Near PATH_MAX: the whole path still fits. */
+	strcpy(dir, self->dir);
+	dfd = deep_dir(open(self->dir, O_RDONLY | O_DIRECTORY), dir, PATH_MAX - 64);
+	ASSERT_LE(0, dfd);
+	fd = openat(dfd, "near-path-max", O_RDWR | O_CREAT, 0700);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, page_size()));
+	ASSERT_EQ(0, fstat(fd, &st));
+	snprintf(path, sizeof(path), "%s/near-path-max", dir);
+	ASSERT_LT(PATH_MAX - 100, strlen(path));
+	ASSERT_GT(PATH_MAX - 8, strlen(path));
+
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_STREQ(path, m->filename);
+	ASSERT_INODE(m, &st);
+	close(fd);
+
+	/* Longer than PATH_MAX: no name, but still the inode identity. */
+	dfd = deep_dir(dfd, dir, PATH_MAX + 300);
+	ASSERT_LE(0, dfd);
+	fd = openat(dfd, "beyond-path-max", O_RDWR | O_CREAT, 0700);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(PATH_MAX, strlen(dir));
+	ASSERT_EQ(0, ftruncate(fd, page_size()));
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_STREQ("//toolong", m->filename);
+	ASSERT_INODE(m, &st);
+	close(fd);
+	close(dfd);
+
+	/* Deleted after mapping: the next record names it "(deleted)". */
+	fd = make_file("deleted", path, &st);
+	p = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, mprotect(p, page_size(), PROT_READ | PROT_EXEC));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	strcat(path, " (deleted)");
+	ASSERT_STREQ(path, m->filename);
+	ASSERT_INODE(m, &st);
+	close(fd);
+}
+
+/* 11. A per-CPU event sees another process's exec mmap as MMAP3. */
+TEST_F(mmap3, cpu_wide)
+{
+	const struct mmap3_record *m;
+	struct perf_event_attr attr;
+	char path[PATH_MAX];
+	cpu_set_t cpus;
+	unsigned long addr = 0;
+	int fd, cpu = -1, pipefd[2], status;
+	struct stat st;
+	pid_t child;
+
+	if (geteuid() != 0)
+		SKIP(return, "a per-CPU event on other processes needs root");
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(cpus), &cpus));
+	for (int i = 0; i < CPU_SETSIZE && cpu < 0; i++)
+		if (CPU_ISSET(i, &cpus))
+			cpu = i;
+	ASSERT_LE(0, cpu);
+
+	fd = make_file("other-process", path, &st);
+	mmap3_attr(&attr);
+	ring_open_cpu(&self->ring[0], &attr, cpu);
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		void *p;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			_exit(1);
+		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		addr = (unsigned long)p;
+		if (write(pipefd[1], &addr, sizeof(addr)) != sizeof(addr))
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(sizeof(addr), read(pipefd[0], &addr, sizeof(addr)));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	m = NULL;
+	{
+		const struct perf_event_header *h;
+
+		for (h = next_record(&self->rec, NULL); h;
+		     h = next_record(&self->rec, h)) {
+			const struct mmap3_record *r = (const void *)h;
+
+			if (h->type == PERF_RECORD_MMAP3 && r->pid == (__u32)child &&
+			    r->addr == addr)
+				m = r;
+		}
+	}
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no MMAP3 from pid %d at %#lx on CPU %d", child, addr, cpu);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ((__u32)child, m->tid);
+	ASSERT_EQ((__u32)child, record_sample_id(&m->header)->pid);
+	ASSERT_EQ(page_size(), m->len);
+	ASSERT_INODE(m, &st);
+	ASSERT_STREQ(path, m->filename);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
