@@ -20,11 +20,12 @@ git -C "$SRC" worktree add -q --no-checkout --detach "$tmp/tree" base
 grep -h '^diff --git a/' "$tmp"/mbox/0*.patch | awk '{ print "/" substr($3, 3) }' | sort -u >"$tmp/paths"
 git -C "$tmp/tree" sparse-checkout set --no-cone --stdin <"$tmp/paths"
 git -C "$tmp/tree" checkout -q --detach base
-git -C "$tmp/tree" -c user.name=check -c user.email=check@localhost am -q "$tmp"/mbox/0*.patch
+ls "$tmp"/mbox/0*.patch | grep -v /0000-cover-letter.patch >"$tmp/list"
+git -C "$tmp/tree" -c user.name=check -c user.email=check@localhost am -q $(cat "$tmp/list")
 want=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
 got=$(git -C "$tmp/tree" rev-parse 'HEAD^{tree}')
 echo "tree built by make check: $want"
 echo "tree from git am of mbox: $got"
-n=$(ls "$tmp"/mbox/0*.patch | grep -vc cover-letter)
+n=$(wc -l <"$tmp/list")
 [ "$want" = "$got" ] || { git -C "$SRC" diff --stat "$got" HEAD; echo "the trees differ"; exit 1; }
 echo "the $n patches of the mbox give the tree make check built"

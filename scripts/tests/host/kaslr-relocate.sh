@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Relocation in report, away from the recording kernel. For the perf.data
+# that scripts/tests/guest/kaslr-mmap.sh recorded in each boot:
+# - the vmlinux is the kernel that ran (same build-id as the guest's
+#   /sys/kernel/notes), and KASLR moved _text away from the vmlinux's;
+# - the project's perf, on this host, with --vmlinux $KBUILD/vmlinux,
+#   resolves every kernel sample (ip in _text.._etext) to the same
+#   symbol+offset as the guest did through its /proc/kallsyms;
+# - the host's own kernel is not used: perf runs in a mount namespace where
+#   /proc/kallsyms is a plausible but wrong one (the guest's moved by 2 MiB)
+#   and /proc/modules (if the host has one) is empty, and must not be affected by them;
+# - the two boots used different KASLR offsets, so that the relocation is
+#   not a no-op by luck; if they did not, the test says so (skip).
+set -u
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+VMLINUX=$KBUILD/vmlinux
+[ -f "$VMLINUX" ] || fail "no $VMLINUX"
+[ -x "$PERF" ] || fail "no perf at $PERF"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+vm_text=$(nm "$VMLINUX" | awk '$3 == "_text" { print $1 }')
+vm_bid=$(readelf -n "$VMLINUX" | awk '/Build ID:/ { print $3; exit }')
+[ -n "$vm_text" ] && [ -n "$vm_bid" ] || fail "cannot read _text or the build-id of $VMLINUX"
+echo "vmlinux: _text 0x$vm_text, build-id $vm_bid"
+
+# The GNU build-id note in a hex dump of /sys/kernel/notes.
+notes_build_id() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+b = bytes.fromhex(open(sys.argv[1]).read().strip())
+o = 0
+while o + 12 <= len(b):
+    nsz, dsz, typ = struct.unpack_from('<III', b, o)
+    name = b[o + 12:o + 12 + nsz].rstrip(b'\0')
+    d = o + 12 + (nsz + 3) // 4 * 4
+    if typ == 3 and name == b'GNU':
+        print(b[d:d + dsz].hex())
+        break
+    o = d + (dsz + 3) // 4 * 4
+EOF
+}
+
+# perf on this host, with a wrong /proc/kallsyms and an empty /proc/modules.
+host_perf() {	# args...
+	if [ "$poison" = 1 ]; then
+		unshare -m bash -c 'mount --bind "$0" /proc/kallsyms &&
+			{ [ ! -e /proc/modules ] || mount --bind /dev/null /proc/modules; } &&
+			exec "$@"' "$tmp/kallsyms.wrong" env HOME="$tmp/home" "$PERF" "$@"
+	else
+		env HOME="$tmp/home" "$PERF" "$@"
+	fi
+}
+
+offsets=()
+for boot in 1 2; do
+	if [ $boot = 1 ]; then a=$RUN/artifacts/kaslr-mmap; else a=$RUN2/artifacts/kaslr-mmap; fi
+	echo "== boot $boot (${a#$RUN/})"
+	[ -f "$a/perf.data" ] && [ -f "$a/samples.txt" ] ||
+		fail "boot $boot left no perf.data (see the guest's kaslr-mmap log)"
+	bid=$(notes_build_id "$a/notes.hex")
+	[ "$bid" = "$vm_bid" ] || fail "boot $boot ran build-id $bid, $VMLINUX is $vm_bid"
+	rt_text=$(cat "$a/text")
+	rt_etext=$(awk '$3 == "_etext" { print $1; exit }' "$a/kallsyms")
+	off=$(python3 -c "print(hex((int('$rt_text', 16) - int('$vm_text', 16)) % (1 << 64)))")
+	echo "runtime _text 0x$rt_text, vmlinux _text 0x$vm_text: KASLR offset $off"
+	[ "$off" != 0x0 ] || fail "boot $boot: KASLR did not move the kernel (cmdline: $(cat "$a/cmdline"))"
+	offsets+=("$off")
+
+	# A wrong kallsyms: the guest's, with every kernel address 2 MiB up.
+	python3 - "$a/kallsyms" >"$tmp/kallsyms.wrong" <<'EOF'
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 3:
+        a = int(f[0], 16)
+        if a:
+            a = (a + (2 << 20)) % (1 << 64)
+        print('%016x %s %s' % (a, f[1], f[2]))
+EOF
+	poison=0
+	if unshare -m true 2>/dev/null; then
+		poison=1
+		host_perf version >/dev/null 2>&1 || poison=0
+	fi
+	[ $poison = 1 ] && echo "perf runs with a wrong /proc/kallsyms bound over the host's" ||
+		echo "note: cannot bind a wrong /proc/kallsyms (no unshare -m); using the host's"
+
+	mkdir -p "$tmp/home"
+	host_perf script -i "$a/perf.data" --vmlinux "$VMLINUX" -F ip,sym,symoff \
+		>"$tmp/host.txt" 2>"$tmp/host.err" || { cat "$tmp/host.err"; fail "perf script on the host failed"; }
+	host_perf script -v -i "$a/perf.data" --vmlinux "$VMLINUX" -F ip 2>&1 >/dev/null |
+		grep -E 'kallsyms|vmlinux' | sort -u | head -5
+	python3 - "$a/samples.txt" "$tmp/host.txt" "$rt_text" "$rt_etext" <<'EOF' || fail "boot $boot: the host resolved kernel samples differently"
+import sys
+g = [l.split() for l in open(sys.argv[1])]
+h = [l.split() for l in open(sys.argv[2])]
+lo, hi = int(sys.argv[3], 16), int(sys.argv[4], 16)
+if len(g) != len(h):
+    sys.exit('%d samples in the guest, %d on the host' % (len(g), len(h)))
+n = bad = nmod = hmod = 0
+syms = {}
+for x, y in zip(g, h):
+    if x[0] != y[0]:
+        sys.exit('sample order differs: %s / %s' % (x[0], y[0]))
+    ip = int(x[0], 16)
+    if ip >= 0xffff800000000000 and not lo <= ip < hi:
+        nmod += 1
+        hmod += y[1:] != ['[unknown]']
+    if not lo <= ip < hi:
+        continue
+    n += 1
+    gs, hs = ' '.join(x[1:]), ' '.join(y[1:])
+    syms[gs.split('+')[0]] = 1
+    if gs != hs:
+        bad += 1
+        if bad <= 10:
+            print('  %s: guest %s, host %s' % (x[0], gs, hs))
+print('%d kernel samples in %d functions, %d resolved differently' % (n, len(syms), bad))
+# Not checked: the modules are not in the vmlinux, and perf.data has no
+# build-id for them when the guest attributed their samples to /proc/kcore.
+print('(%d samples outside the kernel text, e.g. in modules; the host resolved %d of them)' % (nmod, hmod))
+if n < 20:
+    sys.exit('too few kernel samples')
+if bad or '[unknown]' in syms:
+    sys.exit(1)
+EOF
+	paste -d' ' "$a/samples.txt" "$tmp/host.txt" | awk -v lo="$rt_text" '$1 >= lo' | sort | uniq -c |
+		sort -rn | head -5 | sed 's/^/  guest|host: /'
+done
+
+echo "== KASLR offsets: boot 1 ${offsets[0]}, boot 2 ${offsets[1]}"
+if [ "${offsets[0]}" = "${offsets[1]}" ]; then
+	echo "both boots resolved, but KASLR chose the same offset ${offsets[0]} twice: a second offset is not proven"
+	exit 2
+fi
+echo "the unrelocated vmlinux resolves both boots' kernel samples as the guest did"

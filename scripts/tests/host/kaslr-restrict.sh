@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The perf.data files that scripts/tests/guest/kaslr-restrict.sh recorded
+# while kptr_restrict hid kernel addresses carry no relocation for the
+# kernel. Reported on this host with --vmlinux $KBUILD/vmlinux, perf must
+# not print wrong kernel symbols: each kernel sample is either unresolved
+# or the symbol the guest's (unrestricted) kallsyms has there; and perf
+# report must say why it cannot relocate the kernel.
+#
+# perf runs in a mount namespace where /proc/kallsyms is a plausible but
+# wrong one (the guest's moved by 2 MiB, as another KASLR offset would put
+# it), so that using this host's running kernel for the recorded one shows.
+set -u
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+VMLINUX=$KBUILD/vmlinux
+A=$RUN/artifacts/kaslr-restrict
+[ -f "$VMLINUX" ] || fail "no $VMLINUX"
+[ -f "$A/kallsyms" ] || fail "no artifacts from the guest's kaslr-restrict"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home"
+
+python3 - "$A/kallsyms" >"$tmp/kallsyms.wrong" <<'EOF'
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 3:
+        a = int(f[0], 16)
+        if a:
+            a = (a + (2 << 20)) % (1 << 64)
+        print('%016x %s %s' % (a, f[1], f[2]))
+EOF
+poison=0
+unshare -m true 2>/dev/null && poison=1
+host_perf() {
+	if [ $poison = 1 ]; then
+		unshare -m bash -c 'mount --bind "$0" /proc/kallsyms &&
+			{ [ ! -e /proc/modules ] || mount --bind /dev/null /proc/modules; } &&
+			exec "$@"' "$tmp/kallsyms.wrong" env HOME="$tmp/home" "$PERF" "$@"
+	else
+		env HOME="$tmp/home" "$PERF" "$@"
+	fi
+}
+[ $poison = 1 ] || echo "note: cannot bind a wrong /proc/kallsyms (no unshare -m); using the host's"
+
+rc=0
+for c in root-kptr2 user-kptr1; do
+	d=$A/$c
+	echo "== $c"
+	[ -f "$d/perf.data" ] || fail "$c: no perf.data"
+	host_perf report -i "$d/perf.data" --vmlinux "$VMLINUX" --stdio --sort sym >"$tmp/report.txt" 2>&1 ||
+		{ cat "$tmp/report.txt"; fail "$c: perf report failed"; }
+	sed -n '1,/^#/p' "$tmp/report.txt" | grep -v '^#'
+	grep -v '^#' "$tmp/report.txt" | grep -v '^$' | grep '\[k\]' | head -5
+	host_perf script -i "$d/perf.data" --vmlinux "$VMLINUX" -F ip,sym >"$tmp/host.txt" 2>/dev/null ||
+		fail "$c: perf script failed"
+	python3 - "$A/kallsyms" "$tmp/host.txt" <<'EOF' || { echo "FAIL: $c: wrong kernel symbols"; rc=1; }
+import bisect, sys
+syms = {}
+text = etext = None
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) != 3:
+        continue
+    a = int(f[0], 16)
+    if f[2] == '_text': text = a
+    if f[2] == '_etext': etext = a
+    if f[1] in 'tTwW':
+        syms.setdefault(a, set()).add(f[2])
+addrs = sorted(syms)
+n = unk = good = bad = 0
+for l in open(sys.argv[2]):
+    f = l.split()
+    ip = int(f[0], 16)
+    if not text <= ip < etext:
+        continue
+    n += 1
+    s = f[1] if len(f) > 1 else '[unknown]'
+    if s == '[unknown]':
+        unk += 1
+        continue
+    a = addrs[bisect.bisect_right(addrs, ip) - 1]
+    if s in syms[a]:
+        good += 1
+    else:
+        bad += 1
+        if bad <= 5:
+            print('  wrong: %x resolved to %s; kallsyms has %s there' % (ip, s, ' '.join(syms[a])))
+print('%d kernel samples: %d unresolved, %d right, %d wrong' % (n, unk, good, bad))
+sys.exit(n < 20 or bad > 0)
+EOF
+	if [ "$(grep -c '\[k\] [a-zA-Z_]' "$tmp/report.txt")" -gt 0 ] || [ $rc != 0 ]; then
+		# Symbols were printed: perf must at least say they may be wrong.
+		grep -qi 'relocat' "$tmp/report.txt" ||
+			{ echo "FAIL: $c: symbols without a relocation, and no word about it"; rc=1; }
+	fi
+	grep -qiE 'restricted|kptr_restrict|cannot be relocated|can.t be relocated|relocat' "$tmp/report.txt" ||
+		{ echo "FAIL: $c: perf report does not say why the kernel cannot be relocated"; rc=1; }
+done
+[ $rc = 0 ] && echo "no wrong kernel symbols from the restricted recordings"
+exit $rc
