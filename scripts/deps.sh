@@ -6,7 +6,7 @@
 
 PKGS="linux-source-6.1 build-essential bc bison flex cpio kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libssl-dev libcap-dev
-      ccache qemu-system-x86 busybox-static linux-perf elfutils python3"
+      ccache qemu-system-x86 busybox-static linux-perf elfutils python3 python3-ply"
 
 missing=
 for p in $PKGS; do

@@ -42,7 +42,7 @@ for p in "$OBJ"/mbox/0*.patch; do
 		if "$TOP/scripts/build-tests.sh" >>"$log" 2>&1; then steps="$steps, selftests ok"
 		else steps="$steps, selftests FAILED"; bad=1; fi
 	fi
-	if (cd "$S" && ./scripts/checkpatch.pl --strict -q --ignore "$ignore" "$p") >>"$log" 2>&1
+	if (cd "$S" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --ignore "$ignore" "$p") >>"$log" 2>&1
 	then steps="$steps, checkpatch ok"
 	else steps="$steps, checkpatch FAILED"; bad=1; fi
 	[ "$bad" = 0 ] && st=ok || { st=FAIL; fail=1; }
