@@ -1,0 +1,143 @@
+#!/bin/sh
+# perf inject --convert-mmap3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Convert a perf.data file with PERF_RECORD_MMAP3 events to MMAP2 ones and
+# check that the result has no MMAP3 left, the attributes say mmap2, the
+# build ids are kept and perf report gives the same symbols for both.
+#
+# The MMAP3 file is recorded when the kernel can, else made up with
+# lib/perf_data_mmap3.py when python3 is there.
+#
+# STOCK_PERF: an older perf, e.g. /usr/bin/perf_6.1, to check that it reads
+# the converted file with the same symbols, and that it can't read the
+# unconverted one.
+# MMAP3_TEST_OUTDIR: where to leave the converted file, its build id cache
+# and the symbols our perf gives for the unconverted one, to check them
+# with an older perf elsewhere (see STOCK_PERF).
+
+. "$(dirname "$0")"/lib/mmap3.sh
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test_mmap3.XXXXXX)
+data="${tmpdir}/perf.data"
+conv="${tmpdir}/perf.data.mmap2"
+prog="${tmpdir}/prog"
+cache="${tmpdir}/cache"
+
+cleanup() {
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+src=$(mmap3_prog)
+if ! mmap3_is_elf "${src}" ; then
+	echo "Skip: ${src} is not an ELF file, set MMAP3_TEST_PROG"
+	cleanup
+	exit 2
+fi
+cp "${src}" "${prog}"
+
+if mmap3_skip_if_unsupported "${data}" > /dev/null ; then
+	# Build ids in the records and in the cache
+	if ! perf --buildid-dir "${cache}" record --mmap3 --buildid-mmap -e cpu-clock \
+		-o "${data}" -- "${prog}" test -w noploop 1 > /dev/null 2>&1 ||
+	   ! perf --buildid-dir "${cache}" buildid-cache -a "${prog}" ; then
+		echo "FAIL: perf record --mmap3"
+		cleanup
+		exit 1
+	fi
+elif command -v python3 > /dev/null ; then
+	echo "No PERF_RECORD_MMAP3 support, making up a perf.data file"
+	if ! python3 "$(dirname "$0")"/lib/perf_data_mmap3.py -o "${data}" --path "${prog}" ; then
+		echo "FAIL: lib/perf_data_mmap3.py"
+		cleanup
+		exit 1
+	fi
+	perf --buildid-dir "${cache}" buildid-cache -a "${prog}"
+else
+	echo "Skip: no PERF_RECORD_MMAP3 support and no python3 to make up a perf.data"
+	cleanup
+	exit 2
+fi
+
+if ! perf inject --convert-mmap3 -i "${data}" -o "${conv}" ; then
+	echo "FAIL: perf inject --convert-mmap3"
+	cleanup
+	exit 1
+fi
+
+nr_mmap3=$(perf script -i "${conv}" --show-mmap-events 2>/dev/null | grep -c PERF_RECORD_MMAP3)
+if [ "${nr_mmap3}" != "0" ] ; then
+	echo "FAIL: ${nr_mmap3} PERF_RECORD_MMAP3 left"
+	err=1
+fi
+
+expected_build_id=$(perf buildid-list -i "${prog}")
+line=$(perf script -i "${conv}" --show-mmap-events 2>/dev/null | \
+	grep "PERF_RECORD_MMAP2 .*: r-xp ${prog}\$" | head -1)
+echo "${line}"
+case "${line}" in
+*"<${expected_build_id}>]"*) ;;
+*)	echo "FAIL: no MMAP2 with the build id ${expected_build_id} of ${prog}"
+	err=1
+	;;
+esac
+
+if perf evlist -v -i "${conv}" | grep -q "mmap3: 1" ||
+   ! perf evlist -v -i "${conv}" | grep -q "mmap2: 1" ; then
+	echo "FAIL: the converted attributes don't say mmap2"
+	perf evlist -v -i "${conv}"
+	err=1
+fi
+
+symbols() {
+	$1 --buildid-dir "${cache}" report -i "$2" --stdio --sort dso,sym 2>/dev/null | \
+		grep -v '^#' | grep -v '^$'
+}
+
+symbols perf "${data}" > "${tmpdir}/mmap3.txt"
+symbols perf "${conv}" > "${tmpdir}/mmap2.txt"
+if ! grep -q "prog  *\[\.\] " "${tmpdir}/mmap3.txt" ; then
+	echo "FAIL: no symbols resolved in prog"
+	cat "${tmpdir}/mmap3.txt"
+	err=1
+fi
+if ! cmp -s "${tmpdir}/mmap3.txt" "${tmpdir}/mmap2.txt" ; then
+	echo "FAIL: the converted file gives other symbols"
+	diff -u "${tmpdir}/mmap3.txt" "${tmpdir}/mmap2.txt"
+	err=1
+fi
+
+if [ -n "${STOCK_PERF}" ] ; then
+	symbols "${STOCK_PERF}" "${conv}" > "${tmpdir}/stock.txt"
+	if ! cmp -s "${tmpdir}/mmap3.txt" "${tmpdir}/stock.txt" ; then
+		echo "FAIL: ${STOCK_PERF} gives other symbols for the converted file"
+		diff -u "${tmpdir}/mmap3.txt" "${tmpdir}/stock.txt"
+		err=1
+	fi
+	if ${STOCK_PERF} report -i "${data}" --stdio 2>&1 | grep -q "prog  *\[\.\] " ; then
+		echo "${STOCK_PERF} reads unconverted MMAP3 files?"
+	else
+		echo "${STOCK_PERF} can't read the unconverted file, as expected"
+	fi
+fi
+
+if [ -n "${MMAP3_TEST_OUTDIR}" ] ; then
+	mkdir -p "${MMAP3_TEST_OUTDIR}"
+	cp "${conv}" "${MMAP3_TEST_OUTDIR}/perf.data.mmap2"
+	cp "${data}" "${MMAP3_TEST_OUTDIR}/perf.data.mmap3"
+	cp "${tmpdir}/mmap3.txt" "${MMAP3_TEST_OUTDIR}/symbols.txt"
+	rm -rf "${MMAP3_TEST_OUTDIR}/cache"
+	cp -a "${cache}" "${MMAP3_TEST_OUTDIR}/cache"
+	echo "Left the converted file in ${MMAP3_TEST_OUTDIR}"
+fi
+
+cleanup
+exit ${err}
