@@ -1,0 +1,6 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# PERF_RECORD_MMAP3 on the host (no MMAP3 in its kernel): see mmap3/README.
+export PERF_SRC="$OBJ/src/tools/perf"
+[ -d "$RUN/artifacts/inject_mmap3" ] && export MMAP3_TEST_OUTDIR="$RUN/artifacts/inject_mmap3"
+exec sh "$(dirname "$0")/mmap3/stock_perf.sh"

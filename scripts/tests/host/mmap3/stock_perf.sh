@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A perf without PERF_RECORD_MMAP3 support (Debian's perf 6.1) reads a file
+# converted by 'perf inject --convert-mmap3' with the same symbols our
+# perf gives for the unconverted file, and can't read the unconverted one.
+#
+# The MMAP3 file is made up with perf_data_mmap3.py, as this kernel can't
+# record one. With MMAP3_TEST_OUTDIR pointing to what the in-guest
+# inject_mmap3.sh left there (perf.data.mmap3, perf.data.mmap2, cache/,
+# symbols.txt), the guest's files are checked too.
+. "$(dirname "$0")"/lib.sh
+
+if [ -z "${STOCK_PERF}" ] ; then
+	echo "Skip: no stock perf 6.1, set STOCK_PERF"
+	exit 2
+fi
+echo "stock perf: ${STOCK_PERF} ($(${STOCK_PERF} version))"
+
+symbols() {
+	"$1" --buildid-dir "$2" report -i "$3" --stdio --sort dso,sym 2>/dev/null | \
+		grep -v '^#' | grep -v '^$'
+}
+
+# compare name stock-perf-cache mmap3-file mmap2-file expected-symbols
+compare() {
+	if ! grep -q "prog  *\[\.\] " "$5" ; then
+		fail "$1: our perf resolves no symbol in prog"
+		cat "$5"
+	fi
+	symbols "${STOCK_PERF}" "$2" "$4" > "${tmpdir}/stock.txt"
+	if cmp -s "$5" "${tmpdir}/stock.txt" ; then
+		echo "$1: ${STOCK_PERF} reads the converted file with the same symbols:"
+		cat "${tmpdir}/stock.txt"
+	else
+		fail "$1: ${STOCK_PERF} gives other symbols for the converted file"
+		diff -u "$5" "${tmpdir}/stock.txt"
+	fi
+
+	# What it does with the unconverted one
+	"${STOCK_PERF}" --buildid-dir "$2" report -i "$3" --stdio > "${tmpdir}/unconv.out" 2>&1
+	rc=$?
+	echo "$1: ${STOCK_PERF} report on the unconverted file exits with ${rc}, says:"
+	grep -v '^#' "${tmpdir}/unconv.out" | grep -v '^$' | head -8 | sed 's/^/    /'
+	if grep -q "prog  *\[\.\] " "${tmpdir}/unconv.out" ; then
+		fail "$1: ${STOCK_PERF} reads the unconverted file?"
+	fi
+	"${STOCK_PERF}" script -i "$3" > /dev/null 2>&1
+	echo "$1: ${STOCK_PERF} script on the unconverted file exits with $?"
+}
+
+if command -v python3 > /dev/null ; then
+	cache="${tmpdir}/cache"
+	python3 "${GEN}" -o "${tmpdir}/mmap3.data" --path "${prog}" || fail "${GEN}"
+	"${PERF}" --buildid-dir "${cache}" buildid-cache -a "${prog}" || fail "buildid-cache -a"
+	"${PERF}" inject --convert-mmap3 -i "${tmpdir}/mmap3.data" -o "${tmpdir}/mmap2.data" ||
+		fail "perf inject --convert-mmap3"
+	symbols "${PERF}" "${cache}" "${tmpdir}/mmap3.data" > "${tmpdir}/ours.txt"
+	compare "made up" "${cache}" "${tmpdir}/mmap3.data" "${tmpdir}/mmap2.data" "${tmpdir}/ours.txt"
+
+	# Pipe mode, the attributes are events there
+	"${PERF}" inject -i "${tmpdir}/mmap3.data" -o - | "${PERF}" inject --convert-mmap3 > "${tmpdir}/pipe.data"
+	if ! "${STOCK_PERF}" evlist -v -i "${tmpdir}/pipe.data" | grep -q "mmap2: 1" ; then
+		fail "pipe mode: the attributes don't say mmap2"
+	fi
+	symbols "${STOCK_PERF}" "${cache}" "${tmpdir}/pipe.data" > "${tmpdir}/pipe.txt"
+	cmp -s "${tmpdir}/ours.txt" "${tmpdir}/pipe.txt" || fail "pipe mode: other symbols"
+else
+	echo "No python3, not making up an MMAP3 file"
+fi
+
+if [ -n "${MMAP3_TEST_OUTDIR}" ] ; then
+	compare "guest" "${MMAP3_TEST_OUTDIR}/cache" "${MMAP3_TEST_OUTDIR}/perf.data.mmap3" \
+		"${MMAP3_TEST_OUTDIR}/perf.data.mmap2" "${MMAP3_TEST_OUTDIR}/symbols.txt"
+fi
+
+# And the in-tree test, which checks the conversion itself too
+if PATH="$(dirname "$(readlink -f "${PERF}")"):${PATH}" STOCK_PERF="${STOCK_PERF}" MMAP3_TEST_OUTDIR= \
+	sh "${PERF_SRC}/tests/shell/inject_mmap3.sh" ; then
+	echo "tests/shell/inject_mmap3.sh: PASS"
+else
+	fail "tests/shell/inject_mmap3.sh"
+fi
+
+[ ${err} -eq 0 ] && echo "PASS: a stock perf reads converted files"
+exit ${err}
