@@ -28,10 +28,10 @@ if [ -f "$last/summary" ]; then
 fi
 bench=$B/runs/bench.txt
 {
-	sed -n '1,/^Subject:/p' "$cover" | sed '$d'
-	echo "Subject: [PATCH 0/$n] perf: PERF_RECORD_MMAP3, with inode identity, mtime and build-id"
-	sed -n '/^Subject:/,/\*\*\* BLURB HERE \*\*\*/p' "$cover" | sed '1,/^$/d;$d'
-	sed -e "s|@BASE@|Linux $BASE_VERSION (Debian linux-source-6.1), $(git rev-parse base)|" \
+	# The headers, with our subject; then our text where the blurb was.
+	sed -n '1,/^$/p' "$cover" |
+		sed 's/\*\*\* SUBJECT HERE \*\*\*/perf: PERF_RECORD_MMAP3, with inode identity, mtime and build-id/'
+	sed -e "s|@BASE@|Linux $BASE_VERSION, as Debian's linux-source-6.1 ships it|" \
 	    -e "s|@TESTED@|$tested|" "$TOP/scripts/cover-letter.txt"
 	if [ -f "$bench" ]; then
 		echo
