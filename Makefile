@@ -5,7 +5,7 @@
 
 S := scripts
 KERNEL ?= default
-export KERNEL
+export KERNEL TESTS
 
 .PHONY: help deps tree kernel perf perf-san tests initramfs build check demo \
 	shell bench upstream baseline export reset-tree mbox series-check clean

@@ -20,6 +20,21 @@ hosttest() {	# name, command...: record a host-side result
 	[ "$rc" = 0 ] || [ "$rc" = 2 ] || sed 's/^/  /' "$run/host/$n.log" | tail -20
 }
 
+# TESTS=WORD[,WORD...] runs only the tests whose name holds one of the
+# words (see scripts/guest/run.sh), here and in the guest.
+TESTS=${TESTS:-}
+[[ "$TESTS" =~ ^[A-Za-z0-9_.,-]*$ ]] || die "TESTS=$TESTS: only words of [A-Za-z0-9_.-], separated by commas"
+export TESTS
+[ -z "$TESTS" ] || export EXTRA_CMDLINE="${EXTRA_CMDLINE:-} rig.tests=$TESTS"
+wanted() {
+	local w
+	[ -z "$TESTS" ] && return 0
+	for w in ${TESTS//,/ }; do
+		[[ $1 == *"$w"* ]] && return 0
+	done
+	return 1
+}
+
 rc=0
 "$TOP/scripts/vm.sh" "$mode" "$run" "${VM_TIMEOUT:-2400}" 2>"$run/host/boot.log" || rc=$?
 cat "$run/host/boot.log" >&2
@@ -31,15 +46,39 @@ demo)
 	exit "$rc"
 	;;
 bench)
-	cat "$run/bench.log" 2>/dev/null
+	# Medians of the interleaved rounds of record_cost (scripts/guest/run.sh).
+	awk '
+	/^#/ || NF < 3 { next }
+	{ v[$2] = v[$2] " " $3 }
+	NF > 3 && (!mb || $4 / 1048576 < mb) { mb = $4 / 1048576 }
+	function median(s,   a, n, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return a[int((n + 1) / 2)]
+	}
+	END {
+		if (!("upstream" in v)) exit
+		u = median(v["upstream"]); m = median(v["mmap3"])
+		printf "perf record -a -g, workload exit to perf exit (median of 3; perf.data >= %.0f MB):\n", mb
+		printf "  MMAP2 + build-id pass (upstream default) %8.1f ms\n", u / 1e6
+		printf "  MMAP3 with build ids (--buildid-mmap)    %8.1f ms   %.1fx shorter\n", m / 1e6, m ? u / m : 0
+		r3 = median(v["report-mmap3"]); r2 = median(v["report-mmap2"])
+		printf "perf report --stdio on the same samples (median of 3):\n"
+		printf "  MMAP2 %8.1f ms\n  MMAP3 %8.1f ms   MMAP3/MMAP2 %.3f\n", r2 / 1e6, r3 / 1e6, r2 ? r3 / r2 : 0
+	}' "$run/record-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
+	cat "$run/bench.log" "$run/record-cost.txt" 2>/dev/null
 	# The cover letter (make mbox) quotes the last table.
-	[ "$rc" = 0 ] && { echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log"; } >"$OBJ/runs/bench.txt"
+	[ "$rc" = 0 ] && { echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"
 	exit "$rc"
 	;;
 esac
 
 # Tests that need a second boot, where KASLR chose another offset.
-if [ "$rc" = 0 ] && ls "$TOP"/scripts/tests/guest2/*.sh >/dev/null 2>&1; then
+boot2=
+for t in "$TOP"/scripts/tests/guest2/*.sh; do
+	[ -e "$t" ] && wanted "$(basename "$t" .sh)" && boot2=1
+done
+if [ "$rc" = 0 ] && [ -n "$boot2" ]; then
 	"$TOP/scripts/vm.sh" second "$run/boot2" "${VM_TIMEOUT:-2400}" 2>"$run/host/boot2.log" || rc=$?
 	cat "$run/host/boot2.log" >&2
 	echo "$rc" >"$run/host/boot2.rc"
@@ -50,6 +89,7 @@ if [ "$rc" = 0 ]; then
 	for t in "$TOP"/scripts/tests/host/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
+		wanted "$n" || continue
 		echo "  $n"
 		hosttest "$n" env RUN="$run" RUN2="$run/boot2" OBJ="$OBJ" KBUILD="$KBUILD" \
 			PERF="$OBJ/perf/perf" bash "$t"
@@ -57,6 +97,11 @@ if [ "$rc" = 0 ]; then
 fi
 
 stage "guest: $(head -1 "$run/info.txt" 2>/dev/null)"
+if [ -s "$run/times" ]; then
+	echo "  slowest steps in the guest (s):"
+	awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' "$run/times" |
+		sort -nr | head -5
+fi
 grep -E '^ +(libelf|dwarf|libslang|zlib):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'
 
 stage "results (${run#$TOP/})"

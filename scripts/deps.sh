@@ -18,7 +18,7 @@ done
 stage "installing Debian packages:$missing"
 [ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root, or: sudo apt-get install$missing)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq || die "apt-get update failed"
+apt-get update -qq || die "apt-get update failed; cannot install:$missing"
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >"$B/apt.log" 2>&1 ||
 	{ tail -20 "$B/apt.log" >&2; die "apt-get install failed for:$missing (log: build/apt.log)"; }

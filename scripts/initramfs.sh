@@ -7,7 +7,7 @@
 
 T=$OBJ/tests/$KERNEL
 OUT=$OBJ/initramfs-$KERNEL.cpio.gz
-R=$OBJ/initramfs.root
+R=$OBJ/initramfs-$KERNEL.root
 
 # Copy a binary with the shared libraries and loader it needs.
 copy_elf() {
@@ -25,6 +25,8 @@ for a in $("$R/bin/busybox" --list); do
 	[ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"
 done
 copy_elf "$OBJ/perf/perf" /usr/bin/perf
+# GNU date: busybox's has no %N, and the benchmarks time in ns.
+copy_elf /usr/bin/date /usr/bin/date
 mkdir -p "$R/tests"
 cp -a "$T/selftests" "$R/tests/selftests"
 for f in "$T"/selftests/*; do

@@ -21,6 +21,11 @@ mkdir -p "$B"
 export PATH=/usr/lib/ccache:$PATH
 export CCACHE_BASEDIR=$B CCACHE_NOHASHDIR=1
 
+# git am and commit need a committer; a fresh machine may have none.
+if ! git config user.email >/dev/null 2>&1; then
+	export GIT_COMMITTER_NAME=rig GIT_COMMITTER_EMAIL=rig@localhost
+fi
+
 stage() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -103,6 +103,16 @@ if [ -f "$baseline" ]; then
 		}
 		print
 	}' "$baseline" "$out" >"$out.tmp" && mv "$out.tmp" "$out"
+	# In a full run (not TESTS=...), each test that passed on the base
+	# must have run: one that vanished (a crash of perf test, a test
+	# renamed by the series) is not a pass by silence.
+	if [ -z "${TESTS:-}" ] && [ -d "$run/kselftest" ] && [ -f "$run/perftest.log" ]; then
+		awk -F'\t' -v OFS='\t' '
+		NR == FNR { ran[$2 "\t" $3] = 1; next }
+		/^#/ || $3 != "pass" { next }
+		!(($1 "\t" $2) in ran) { print "fail", $1, $2, "passed on the base and did not run" }
+		' "$out" "$baseline" >>"$out"
+	fi
 fi
 
 printf '\n%-5s %-28s %-52s %s\n' RESULT SUITE TEST DETAIL

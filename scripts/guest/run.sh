@@ -22,20 +22,99 @@ info() {
 	} >$R/info.txt 2>&1
 }
 
+# now: a time stamp in ns (GNU date from the initramfs; with busybox's, which
+# has no %N, /proc/uptime's 10 ms steps).
+now() {
+	local t
+	t=$(date +%s%N)
+	case $t in *N) awk '{ printf "%d0000000\n", $1 * 100 }' /proc/uptime ;; *) echo "$t" ;; esac
+}
+
+# The cost of perf record after its workload exits, system wide, with the
+# upstream default (MMAP2, then a pass over the samples for the build ids)
+# against MMAP3 with build ids, which needs no pass; and the cost of perf
+# report on the same samples as MMAP3 and as MMAP2 (perf inject
+# --convert-mmap3). Rounds are interleaved; the host prints the medians.
+record_cost() {
+	local w=/tmp/cost i o t0 t1 sz
+	mkdir -p $w && cd $w || return 1
+	cat >work.sh <<-'EOS'
+		perf bench mem memset -s 1MB -l ${LOOPS:-3000} >/dev/null &
+		dd if=/dev/zero of=/dev/null bs=4k count=${COUNT:-200000} 2>/dev/null
+		wait
+		date +%s%N >end
+	EOS
+	echo "# round case exit_to_exit_ns size_bytes"
+	for i in 1 2 3; do
+		for o in upstream mmap3; do
+			case $o in
+			upstream) set -- --no-mmap3 ;;
+			mmap3) set -- --buildid-mmap ;;
+			esac
+			rm -f end $o.data
+			HOME=$w perf record -q -a -g -e cpu-clock -c 20000 "$@" -o $o.data -- sh work.sh 2>>record.err
+			t1=$(now)
+			sz=$(wc -c <$o.data)
+			echo "$i $o $((t1 - $(cat end))) $sz"
+		done
+	done
+	perf inject --convert-mmap3 -i mmap3.data -o mmap2.data || return 1
+	echo "# round case report_ns"
+	for i in 1 2 3; do
+		for o in mmap3 mmap2; do
+			t0=$(now)
+			HOME=$w perf report -i $o.data --stdio >/dev/null 2>>report.err
+			t1=$(now)
+			echo "$i report-$o $((t1 - t0))"
+		done
+	done
+	perf report -i mmap3.data --stats | grep -E 'MMAP|SAMPLE'
+	tail -3 record.err report.err
+}
+
+# rig.tests=WORD[,WORD...] on the kernel command line (make check
+# TESTS=...) runs only the tests whose name holds one of the words: the
+# kselftest programs and our scripts by file name, perf test by its
+# description (perf test's own substring match).
+tests=
+for arg in $(cat /proc/cmdline); do
+	case $arg in rig.tests=*) tests=$(echo "${arg#rig.tests=}" | tr , ' ') ;; esac
+done
+wanted() {
+	[ -z "$tests" ] && return 0
+	for w in $tests; do
+		case $1 in *"$w"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# timed NAME OUT COMMAND...: run it with its output in OUT, note its time
+# in $R/times, and return its exit status.
+timed() {
+	local n=$1 out=$2 t0 rc
+	shift 2
+	echo "running $n"
+	t0=$(date +%s)
+	"$@" >"$out" 2>&1
+	rc=$?
+	echo "$n $(($(date +%s) - t0))" >>$R/times
+	return $rc
+}
+
 kselftests() {
 	mkdir -p $R/kselftest
 	for t in $(cat /tests/selftests.list); do
-		echo "running kselftest $t"
-		(cd /tests/selftests && timeout 600 ./"$t" >$R/kselftest/$t.tap 2>&1)
+		wanted "$t" || continue
+		(cd /tests/selftests && timed "kselftest $t" $R/kselftest/$t.tap timeout 600 ./"$t")
 		echo $? >$R/kselftest/$t.rc
 	done
 }
 
 perftest() {
-	echo "running perf test"
 	# inject_mmap3.sh leaves its files for the host-side stock perf check.
+	# shellcheck disable=SC2086
 	MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
-		timeout 1500 perf test >$R/perftest.log 2>&1
+		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests
 	echo $? >$R/perftest.rc
 }
 
@@ -44,10 +123,10 @@ guesttests() {	# directory of scripts
 	for t in $1/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
-		echo "running $n"
+		wanted "$n" || continue
 		mkdir -p $R/artifacts/$n
 		ARTIFACTS=$R/artifacts/$n MODULES=/tests/modules \
-			timeout 600 sh "$t" >$R/guest/$n.log 2>&1
+			timed "$n" $R/guest/$n.log timeout 600 sh "$t"
 		echo $? >$R/guest/$n.rc
 	done
 }
@@ -74,22 +153,20 @@ demo() {
 	rmmod perf_testmod
 }
 
-# rig.only=guest on the kernel command line (EXTRA_CMDLINE) runs only our
-# guest scripts: a quick loop while writing one.
-only=
-for arg in $(cat /proc/cmdline); do
-	case $arg in rig.only=*) only=${arg#rig.only=} ;; esac
-done
-
 case $mode in
 check)
 	info
-	if [ "$only" != guest ]; then kselftests; perftest; fi
+	kselftests
+	perftest
 	guesttests /tests/guest
 	;;
 second) info; guesttests /tests/guest2 ;;
 upstream) info; kselftests; perftest ;;
 demo) info; demo >$R/demo.log 2>&1 ;;
-bench) info; /tests/selftests/mmap3_bench >$R/bench.log 2>&1 ;;
+bench)
+	info
+	timed mmap3_bench $R/bench.log /tests/selftests/mmap3_bench
+	timed record_cost $R/record-cost.log record_cost
+	;;
 *) echo "unknown mode $mode" ;;
 esac
