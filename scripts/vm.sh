@@ -77,8 +77,10 @@ if [ ! -f "$run/done" ]; then
 	fi
 fi
 
-# Kernel splats fail the run whatever the tests said.
-splat='BUG:|WARNING:|Oops|Kernel panic|lockdep|KASAN|UBSAN|possible recursive locking|circular locking|detected stalls|rcu_.*stall|general protection fault|INFO: task .* blocked'
+# Kernel splats fail the run whatever the tests said. Lockdep's reports
+# are matched by their text, not by the word: a lockdep kernel says "RCU
+# lockdep checking is enabled" at every boot.
+splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lock held when returning|detected stalls|rcu_.*stall|general protection fault|INFO: task .* blocked'
 if grep -En "$splat" "$run/dmesg.txt" >"$run/splats.txt"; then
 	cat "$run/splats.txt" >&2
 	die "kernel splat in the guest's dmesg (${run#$TOP/}/dmesg.txt)"
