@@ -7,6 +7,9 @@
 # kernel record [kernel.kallsyms]_text with pgoff equal to the runtime
 # address of _text in /proc/kallsyms.
 #
+# The header's build-id table must have the test module (hit by samples)
+# with the build-id of the loaded module.
+#
 # Leaves perf.data and what the guest resolved (perf script -F ip,sym,symoff
 # through /proc/kallsyms) in $ARTIFACTS; scripts/tests/host/kaslr-relocate.sh
 # checks that KASLR moved _text away from the vmlinux ELF's, and resolves
@@ -93,7 +96,19 @@ echo "$nk kernel samples ($nu unresolved), $nm perf_testmod samples"
 [ $nm -ge 5 ] || fail "only $nm samples in perf_testmod"
 
 echo "== build-ids in perf.data (for reporting elsewhere)"
-perf buildid-list -i perf.data 2>&1
+perf buildid-list -i perf.data >buildids.txt 2>&1
+cat buildids.txt
+# The header's build-id table must name the module that was hit, with the
+# build-id of the loaded module (the GNU note in /sys/module/*/notes).
+nh=$(od -A n -v -t x1 /sys/module/perf_testmod/notes/.note.gnu.build-id | tr -d ' \n')
+nsz=$((0x$(echo "$nh" | cut -c1-2))) dsz=$((0x$(echo "$nh" | cut -c9-10)))
+o=$((2 * (12 + (nsz + 3) / 4 * 4)))
+mbid=$(echo "$nh" | cut -c$((o + 1))-$((o + 2 * dsz)))
+[ -n "$mbid" ] || fail "cannot read the build-id of perf_testmod from /sys/module/perf_testmod/notes"
+hbid=$(awk '$2 == "[perf_testmod]" || $2 ~ /\/perf_testmod\.ko$/ { print $1 }' buildids.txt)
+[ "$hbid" = "$mbid" ] ||
+	fail "perf.data's build-id table has '$hbid' for perf_testmod, the loaded module is $mbid"
+echo "perf_testmod: build-id $mbid in the header"
 
 cp perf.data samples.txt script-mmap.txt "$ARTIFACTS/"
 cp /proc/kallsyms "$ARTIFACTS/kallsyms"

@@ -5,9 +5,11 @@
 # kptr_restrict=2, and as a non-root user with kptr_restrict=1. In both:
 # - perf record succeeds and warns that the kernel address maps are
 #   restricted;
-# - no kernel mmap record carries an address: [kernel.kallsyms]_text is
-#   either absent or has pgoff 0;
-# - perf report says why kernel symbols cannot be resolved (kptr_restrict);
+# - the kernel mmap record is still made, carrying no address: one record
+#   named [kernel.kallsyms] (no relocation symbol), with pgoff 0, of the
+#   same type as the other mmap records (MMAP3 when the kernel emits them);
+# - perf report says why kernel symbols cannot be resolved (kptr_restrict)
+#   and that they cannot be relocated;
 # - no kernel sample resolves to a wrong symbol: each is either unresolved
 #   or the symbol that /proc/kallsyms (read unrestricted, before) has there.
 # Each perf.data is left in $ARTIFACTS/<case>/ for
@@ -96,14 +98,25 @@ run_case() {
 	grep -E 'PERF_RECORD_MMAP.*\[kernel\.kallsyms\]' $d/mmap.txt |
 		sed -n 's/.*) @ \(0x[0-9a-f]*\).*/\1/p' | grep -v '^0x0*$' >$d/addr.txt
 	[ ! -s $d/addr.txt ] || fail "$name: a kernel mmap record carries the address $(cat $d/addr.txt)"
-	if grep -qE 'PERF_RECORD_MMAP.*\[kernel\.kallsyms\]' $d/mmap.txt; then
-		echo "the kernel mmap record was made with pgoff 0"
-	else
-		echo "no kernel mmap record was made: perf record could not read the kernel's address"
-	fi
+	grep -E 'PERF_RECORD_MMAP[0-9]* .*\[kernel\.kallsyms\]' $d/mmap.txt >$d/kmmap.txt
+	[ "$(wc -l <$d/kmmap.txt)" = 1 ] ||
+		fail "$name: expected one kernel mmap record, perf script shows $(wc -l <$d/kmmap.txt)"
+	grep -qE '\) @ 0x?0*[] ].*: [-rwxps]+ \[kernel\.kallsyms\]$' $d/kmmap.txt ||
+		fail "$name: the kernel mmap record is not [kernel.kallsyms] with pgoff 0: $(cat $d/kmmap.txt)"
+	# The same kind of record as the others: MMAP3 when the kernel emits it.
+	ktype=$(sed -n 's/.*\(PERF_RECORD_MMAP[0-9]*\) .*/\1/p' $d/kmmap.txt)
+	utypes=$(grep -vE '\[kernel\.kallsyms\]' $d/mmap.txt |
+		sed -n 's/.*\(PERF_RECORD_MMAP[0-9]*\) .*/\1/p' | sort -u)
+	[ -n "$utypes" ] || fail "$name: no other mmap records to compare with"
+	for t in $utypes; do
+		[ "$t" = "$ktype" ] || fail "$name: the kernel record is $ktype, other records are $t"
+	done
+	echo "the kernel mmap record was made as $ktype, without an address"
 	sed -n '1,/^#/p' $d/report.txt | grep -v '^#'
 	grep -q 'restricted' $d/report.txt && grep -q 'kptr_restrict' $d/report.txt ||
 		fail "$name: perf report did not say why kernel symbols cannot be resolved"
+	grep -q 'relocat' $d/report.txt ||
+		fail "$name: perf report did not say that kernel symbols cannot be relocated"
 	check_samples $d/samples.txt || fail "$name: kernel samples resolved to wrong symbols"
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	mkdir -p "$ARTIFACTS/$name"

@@ -8,6 +8,10 @@
 # - the project's perf, on this host, with --vmlinux $KBUILD/vmlinux,
 #   resolves every kernel sample (ip in _text.._etext) to the same
 #   symbol+offset as the guest did through its /proc/kallsyms;
+# - perf.data's build-id table has the test module, perf_testmod, with the
+#   build-id of the .ko that was built for it; given that .ko through the
+#   build-id cache (as perf archive would carry it), the host resolves
+#   every sample in the module to the same symbol+offset as the guest;
 # - the host's own kernel is not used: perf runs in a mount namespace where
 #   /proc/kallsyms is a plausible but wrong one (the guest's moved by 2 MiB)
 #   and /proc/modules (if the host has one) is empty, and must not be affected by them;
@@ -22,6 +26,14 @@ VMLINUX=$KBUILD/vmlinux
 [ -x "$PERF" ] || fail "no perf at $PERF"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+KO=$OBJ/tests/$(basename "$KBUILD")/testmod/perf_testmod.ko
+[ -f "$KO" ] || fail "no $KO"
+ko_bid=$(readelf -n "$KO" | awk '/Build ID:/ { print $3; exit }')
+[ -n "$ko_bid" ] || fail "cannot read the build-id of $KO"
+echo "perf_testmod.ko: build-id $ko_bid"
+mkdir -p "$tmp/home"
+HOME="$tmp/home" "$PERF" buildid-cache -a "$KO" || fail "perf buildid-cache -a $KO failed"
 
 vm_text=$(nm "$VMLINUX" | awk '$3 == "_text" { print $1 }')
 vm_bid=$(readelf -n "$VMLINUX" | awk '/Build ID:/ { print $3; exit }')
@@ -90,24 +102,42 @@ EOF
 	[ $poison = 1 ] && echo "perf runs with a wrong /proc/kallsyms bound over the host's" ||
 		echo "note: cannot bind a wrong /proc/kallsyms (no unshare -m); using the host's"
 
-	mkdir -p "$tmp/home"
+	# The build-id table in the header, not the mmap records.
+	host_perf buildid-list -i "$a/perf.data" >"$tmp/buildids.txt" 2>&1
+	hbid=$(awk '$2 == "[perf_testmod]" || $2 ~ /\/perf_testmod\.ko$/ { print $1 }' "$tmp/buildids.txt")
+	[ "$hbid" = "$ko_bid" ] || { cat "$tmp/buildids.txt"; fail "boot $boot: perf.data's build-id table has '$hbid' for perf_testmod, $KO is $ko_bid"; }
+	read -r mbase msize < <(awk '$1 == "perf_testmod" { print $6, $2 }' "$a/modules")
+	[ -n "$mbase" ] || fail "boot $boot: perf_testmod is not in the guest's /proc/modules"
+
 	host_perf script -i "$a/perf.data" --vmlinux "$VMLINUX" -F ip,sym,symoff \
 		>"$tmp/host.txt" 2>"$tmp/host.err" || { cat "$tmp/host.err"; fail "perf script on the host failed"; }
 	host_perf script -v -i "$a/perf.data" --vmlinux "$VMLINUX" -F ip 2>&1 >/dev/null |
 		grep -E 'kallsyms|vmlinux' | sort -u | head -5
-	python3 - "$a/samples.txt" "$tmp/host.txt" "$rt_text" "$rt_etext" <<'EOF' || fail "boot $boot: the host resolved kernel samples differently"
+	python3 - "$a/samples.txt" "$tmp/host.txt" "$rt_text" "$rt_etext" "$mbase" "$msize" <<'EOF' || fail "boot $boot: the host resolved kernel or module samples differently"
 import sys
 g = [l.split() for l in open(sys.argv[1])]
 h = [l.split() for l in open(sys.argv[2])]
 lo, hi = int(sys.argv[3], 16), int(sys.argv[4], 16)
+mlo = int(sys.argv[5], 16)
+mhi = mlo + int(sys.argv[6])
 if len(g) != len(h):
     sys.exit('%d samples in the guest, %d on the host' % (len(g), len(h)))
-n = bad = nmod = hmod = 0
+n = bad = nmod = hmod = ntm = badtm = 0
 syms = {}
+tmsyms = {}
 for x, y in zip(g, h):
     if x[0] != y[0]:
         sys.exit('sample order differs: %s / %s' % (x[0], y[0]))
     ip = int(x[0], 16)
+    if mlo <= ip < mhi:
+        ntm += 1
+        gs, hs = ' '.join(x[1:]), ' '.join(y[1:])
+        tmsyms[gs.split('+')[0]] = 1
+        if gs != hs:
+            badtm += 1
+            if badtm <= 10:
+                print('  perf_testmod %s: guest %s, host %s' % (x[0], gs, hs))
+        continue
     if ip >= 0xffff800000000000 and not lo <= ip < hi:
         nmod += 1
         hmod += y[1:] != ['[unknown]']
@@ -121,12 +151,15 @@ for x, y in zip(g, h):
         if bad <= 10:
             print('  %s: guest %s, host %s' % (x[0], gs, hs))
 print('%d kernel samples in %d functions, %d resolved differently' % (n, len(syms), bad))
-# Not checked: the modules are not in the vmlinux, and perf.data has no
-# build-id for them when the guest attributed their samples to /proc/kcore.
-print('(%d samples outside the kernel text, e.g. in modules; the host resolved %d of them)' % (nmod, hmod))
+print('%d perf_testmod samples in %s, %d resolved differently' % (ntm, ' '.join(sorted(tmsyms)), badtm))
+print('(%d samples outside the kernel text and perf_testmod; the host resolved %d of them)' % (nmod, hmod))
 if n < 20:
     sys.exit('too few kernel samples')
+if ntm < 5:
+    sys.exit('too few perf_testmod samples')
 if bad or '[unknown]' in syms:
+    sys.exit(1)
+if badtm or '[unknown]' in tmsyms:
     sys.exit(1)
 EOF
 	paste -d' ' "$a/samples.txt" "$tmp/host.txt" | awk -v lo="$rt_text" '$1 >= lo' | sort | uniq -c |
@@ -138,4 +171,4 @@ if [ "${offsets[0]}" = "${offsets[1]}" ]; then
 	echo "both boots resolved, but KASLR chose the same offset ${offsets[0]} twice: a second offset is not proven"
 	exit 2
 fi
-echo "the unrelocated vmlinux resolves both boots' kernel samples as the guest did"
+echo "the unrelocated vmlinux and perf_testmod.ko resolve both boots' samples as the guest did"
