@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack the guest's initramfs: busybox, perf with its shared libraries and
-# loader, the selftests, the test modules, and our guest-side scripts.
+# Pack the guest's initramfs: busybox, GNU touch, perf with its shared
+# libraries and loader, the selftests, the test modules, and our guest-side
+# scripts.
 . "$(dirname "$0")/lib.sh"
 
 T=$OBJ/tests/$KERNEL
@@ -25,7 +26,12 @@ for a in $("$R/bin/busybox" --list); do
 	[ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"
 done
 copy_elf "$OBJ/perf/perf" /usr/bin/perf
-# GNU date: busybox's has no %N, and the benchmarks time in ns.
+# GNU touch, ahead of busybox' in PATH (/usr/bin:/bin): busybox touch -d
+# can't set the ns of an mtime, that tests/shell/record_mmap3.sh checks.
+copy_elf "$(command -v touch)" /usr/bin/touch
+"$R/usr/bin/touch" --version | grep -q GNU || die "$(command -v touch) is not GNU touch"
+# GNU date: busybox's has no %N, and the benchmarks time in ns. Busybox
+# sh runs its applets whatever PATH says: run these by their paths.
 copy_elf /usr/bin/date /usr/bin/date
 mkdir -p "$R/tests"
 cp -a "$T/selftests" "$R/tests/selftests"
