@@ -7,8 +7,14 @@
 # The MMAP3 file is made up with perf_data_mmap3.py, as this kernel can't
 # record one. With MMAP3_TEST_OUTDIR pointing to what the in-guest
 # inject_mmap3.sh left there (perf.data.mmap3, perf.data.mmap2, cache/,
-# symbols.txt), the guest's files are checked too.
+# symbols.txt), the guest's files are checked too, both perfs here, with
+# the same build id cache, the guest's, and the same vmlinux,
+# MMAP3_TEST_VMLINUX, for the guest's kernel samples.
 . "$(dirname "$0")"/lib.sh
+
+# Both perfs see the same environment: no ~/.perfconfig, /etc/perfconfig
+export HOME="${tmpdir}/home" PERF_CONFIG_NOSYSTEM=1 PERF_CONFIG_NOGLOBAL=1
+mkdir -p "${HOME}"
 
 if [ -z "${STOCK_PERF}" ] ; then
 	echo "Skip: no stock perf 6.1, set STOCK_PERF"
@@ -16,18 +22,21 @@ if [ -z "${STOCK_PERF}" ] ; then
 fi
 echo "stock perf: ${STOCK_PERF} ($(${STOCK_PERF} version))"
 
+# symbols perf cache-dir perf.data [perf report options]
 symbols() {
-	"$1" --buildid-dir "$2" report -i "$3" --stdio --sort dso,sym 2>/dev/null | \
-		grep -v '^#' | grep -v '^$'
+	_perf=$1 _cache=$2 _data=$3
+	shift 3
+	"${_perf}" --buildid-dir "${_cache}" report -i "${_data}" --stdio --sort dso,sym "$@" \
+		2>/dev/null | grep -v '^#' | grep -v '^$'
 }
 
-# compare name stock-perf-cache mmap3-file mmap2-file expected-symbols
+# compare name cache-dir mmap3-file mmap2-file our-symbols-of-the-mmap3-file
 compare() {
 	if ! grep -q "prog  *\[\.\] " "$5" ; then
 		fail "$1: our perf resolves no symbol in prog"
 		cat "$5"
 	fi
-	symbols "${STOCK_PERF}" "$2" "$4" > "${tmpdir}/stock.txt"
+	symbols "${STOCK_PERF}" "$2" "$4" ${vmlinux:+--vmlinux "${vmlinux}"} > "${tmpdir}/stock.txt"
 	if cmp -s "$5" "${tmpdir}/stock.txt" ; then
 		echo "$1: ${STOCK_PERF} reads the converted file with the same symbols:"
 		cat "${tmpdir}/stock.txt"
@@ -69,8 +78,29 @@ else
 fi
 
 if [ -n "${MMAP3_TEST_OUTDIR}" ] ; then
-	compare "guest" "${MMAP3_TEST_OUTDIR}/cache" "${MMAP3_TEST_OUTDIR}/perf.data.mmap3" \
-		"${MMAP3_TEST_OUTDIR}/perf.data.mmap2" "${MMAP3_TEST_OUTDIR}/symbols.txt"
+	# Not the symbols.txt our perf printed in the guest: there the kernel
+	# is resolved with its /proc/kallsyms and the libraries without their
+	# debug info, here with the vmlinux and /usr/lib/debug. Our perf reads
+	# the unconverted file here too, with what the stock perf gets.
+	g="${MMAP3_TEST_OUTDIR}"
+	vmlinux=${MMAP3_TEST_VMLINUX}
+	kernel_bid=$("${PERF}" buildid-list -i "${g}/perf.data.mmap3" 2>/dev/null |
+		sed -n 's/^\([0-9a-f]*\) \[kernel\.kallsyms\]$/\1/p')
+	if [ -z "${vmlinux}" ] ; then
+		echo "guest: no MMAP3_TEST_VMLINUX, the kernel samples are not resolved"
+	elif [ -z "${kernel_bid}" ] ||
+	     [ "$("${PERF}" buildid-list -i "${vmlinux}" 2>/dev/null)" != "${kernel_bid}" ] ; then
+		fail "guest: ${vmlinux} is not the kernel that ran (build id '${kernel_bid}')"
+		vmlinux=
+	fi
+	symbols "${PERF}" "${g}/cache" "${g}/perf.data.mmap3" ${vmlinux:+--vmlinux "${vmlinux}"} \
+		> "${tmpdir}/guest.txt"
+	if [ -n "${vmlinux}" ] && grep -q "\[k\] " "${tmpdir}/guest.txt" &&
+	   ! grep -q "\[k\] [^0]" "${tmpdir}/guest.txt" ; then
+		fail "guest: our perf resolves no kernel symbol with ${vmlinux}"
+	fi
+	compare "guest" "${g}/cache" "${g}/perf.data.mmap3" "${g}/perf.data.mmap2" "${tmpdir}/guest.txt"
+	vmlinux=
 fi
 
 # And the in-tree test, which checks the conversion itself too
