@@ -26,8 +26,10 @@ for a in $("$R/bin/busybox" --list); do
 	[ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"
 done
 copy_elf "$OBJ/perf/perf" /usr/bin/perf
-# GNU touch, ahead of busybox' in PATH (/usr/bin:/bin): busybox touch -d
-# can't set the ns of an mtime, that tests/shell/record_mmap3.sh checks.
+# GNU touch: busybox touch -d can't set the ns of an mtime, that
+# tests/shell/record_mmap3.sh checks. busybox sh runs its own applet for a
+# plain "touch" whatever PATH says, so that test runs the first touch in
+# PATH that can by its path: this one.
 copy_elf "$(command -v touch)" /usr/bin/touch
 "$R/usr/bin/touch" --version | grep -q GNU || die "$(command -v touch) is not GNU touch"
 # GNU date: busybox's has no %N, and the benchmarks time in ns. Busybox
