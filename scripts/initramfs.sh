@@ -32,8 +32,8 @@ copy_elf "$OBJ/perf/perf" /usr/bin/perf
 # PATH that can by its path: this one.
 copy_elf "$(command -v touch)" /usr/bin/touch
 "$R/usr/bin/touch" --version | grep -q GNU || die "$(command -v touch) is not GNU touch"
-# GNU date: busybox's has no %N, and the benchmarks time in ns. Busybox
-# sh runs its applets whatever PATH says: run these by their paths.
+# GNU date, for make bench's time stamps in ns (busybox date has no %N);
+# run as /usr/bin/date, for the same reason.
 copy_elf /usr/bin/date /usr/bin/date
 mkdir -p "$R/tests"
 cp -a "$T/selftests" "$R/tests/selftests"
