@@ -10,9 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <perf/event.h>
 #include "build-id.h"
 #include "debug.h"
@@ -442,10 +445,107 @@ static int test__mmap3_session(struct test_suite *test __maybe_unused,
 	return err;
 }
 
+/*
+ * A DSO whose recorded identity is the one of the file at path, but for
+ * what is in differs, checked against that file: dso__file_changed() must
+ * find exactly that, and its warning must name it.
+ */
+static int file_changed_check(const char *path, const struct stat *st, u8 differs,
+			      const char *names)
+{
+	struct dso *dso = dso__new(path);
+	char *buf = NULL, *line;
+	size_t size = 0;
+	int err = TEST_FAIL;
+	bool changed;
+	FILE *fp;
+
+	TEST_ASSERT_VAL("dso__new", dso);
+	dso->id.maj   = major(st->st_dev);
+	dso->id.min   = minor(st->st_dev);
+	dso->id.ino   = st->st_ino;
+	dso->id.mtime = (u64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
+	if (differs & DSO_DIFFERS__DEV)
+		dso->id.min ^= 1;
+	if (differs & DSO_DIFFERS__INO)
+		dso->id.ino++;
+	if (differs & DSO_DIFFERS__MTIME)
+		dso->id.mtime++;
+
+	changed = dso__file_changed(dso, path);
+	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRIu64 ", differs %#x: %s, %#x\n",
+		 dso->id.maj, dso->id.min, dso->id.ino, dso->id.mtime, differs,
+		 changed ? "changed" : "not changed", dso->disk_differs);
+	if (changed != !!differs || dso->disk_differs != differs) {
+		pr_debug("FAILED: expected %#x to be found to differ\n", differs);
+		goto out;
+	}
+	if (!changed) {
+		err = TEST_OK;
+		goto out;
+	}
+
+	/* What is on disk, in the encoding of the records */
+	if (dso->disk_id->maj != major(st->st_dev) || dso->disk_id->min != minor(st->st_dev) ||
+	    dso->disk_id->ino != st->st_ino) {
+		pr_debug("FAILED: the device or inode numbers of the file on disk are wrong\n");
+		goto out;
+	}
+
+	fp = open_memstream(&buf, &size);
+	if (!fp)
+		goto out;
+	dso__fprintf_changed(dso, fp, "");
+	fclose(fp);
+	pr_debug("%s", buf ?: "");
+	line = buf ? strstr(buf, "\n  differs:  ") : NULL;
+	if (!line || strncmp(line + 13, names, strlen(names)) || line[13 + strlen(names)] != '\n') {
+		pr_debug("FAILED: the warning doesn't say that %s differ\n", names);
+		goto out;
+	}
+	err = TEST_OK;
+out:
+	free(buf);
+	dso__put(dso);
+	return err;
+}
+
+static int test__mmap3_file_changed(struct test_suite *test __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	char path[] = "/tmp/perf-test-mmap3-XXXXXX";
+	struct stat st;
+	int fd, err = TEST_FAIL;
+
+	fd = mkstemp(path);
+	if (fd < 0) {
+		pr_debug("mkstemp failed: %m\n");
+		return TEST_FAIL;
+	}
+	close(fd);
+	if (stat(path, &st) < 0) {
+		pr_debug("stat %s failed: %m\n", path);
+		goto out;
+	}
+
+	if (file_changed_check(path, &st, 0, "") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__DEV, "device") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__INO, "inode") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__MTIME, "mtime") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__DEV | DSO_DIFFERS__INO | DSO_DIFFERS__MTIME,
+			       "device, inode, mtime"))
+		goto out;
+	err = TEST_OK;
+out:
+	unlink(path);
+	return err;
+}
+
 static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 swapped twice, then once", mmap3_swap),
 	TEST_CASE("MMAP3 malformed records", mmap3_check),
 	TEST_CASE("MMAP3 maps and DSO identity from a file", mmap3_session),
+	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),
 	{ .name = NULL, }
 };
 

@@ -12,9 +12,11 @@
 # STOCK_PERF: an older perf, e.g. /usr/bin/perf_6.1, to check that it reads
 # the converted file with the same symbols, and that it can't read the
 # unconverted one.
-# MMAP3_TEST_OUTDIR: where to leave the converted file, its build id cache
-# and the symbols our perf gives for the unconverted one, to check them
-# with an older perf elsewhere (see STOCK_PERF).
+# MMAP3_TEST_OUTDIR: where to leave the unconverted and the converted file,
+# their build id cache and, for reference, the symbols our perf gives for
+# the unconverted one here, to check them with an older perf elsewhere (see
+# STOCK_PERF). Compare there with what our perf gives there: the symbols
+# depend on the kallsyms, vmlinux and debug info found.
 
 . "$(dirname "$0")"/lib/mmap3.sh
 

@@ -10,6 +10,10 @@
 #  - replaced, with the copy in the build id cache, perf report resolves
 #    from the copy and doesn't warn;
 #  - with PERF_RECORD_MMAP3 and no build ids (-B), touched only: warns.
+# The warnings must say what differs: the build id of the replaced file,
+# the mtime of the touched one, and its device only when the recorded one
+# is not stat()'s st_dev (btrfs, overlayfs). A difference of the device
+# alone is checked by perf test "PERF_RECORD_MMAP3", that makes one up.
 # Works with PERF_RECORD_MMAP2 too, but for the last check.
 #
 # MMAP3_TEST_PROG: the perf binary to copy and run (default: perf's)
@@ -68,6 +72,11 @@ resolved() {
 	grep -q "prog  *\[\.\] noploop" "$1"
 }
 
+# What the warning in $1 says differs
+differs() {
+	sed -n 's/^ *differs:  //p' "$1" | head -1
+}
+
 perf_record nocache nocache -N
 perf_record cache cache
 
@@ -95,6 +104,12 @@ if resolved "${tmpdir}/out" ; then
 	echo "FAIL: resolved symbols against a replaced file"
 	err=1
 fi
+case "$(differs "${tmpdir}/nocache.err")" in
+*"build id") ;;
+*)	echo "FAIL: a replaced file: the warning doesn't say its build id differs"
+	err=1
+	;;
+esac
 [ ${err} -ne 0 ] && cat "${tmpdir}/out" "${tmpdir}/nocache.err"
 
 perf_report cache cache > "${tmpdir}/out"
@@ -116,10 +131,17 @@ if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
 		err=1
 	fi
 	touch -d "2001-02-03 04:05:06" "${prog}"
+	expected="mtime"
+	recorded_dev=$(mmap3_lines "${tmpdir}/nobuildid.data" "${prog}" | head -1 | mmap3_field_dev)
+	[ "${recorded_dev}" != "$(mmap3_stat_dev "${prog}")" ] && expected="device, mtime"
 	perf_report nobuildid nocache > "${tmpdir}/out"
 	if ! grep -q "${warning}" "${tmpdir}/nobuildid.err" ; then
 		echo "FAIL: MMAP3, no warning for a touched file"
 		cat "${tmpdir}/out" "${tmpdir}/nobuildid.err"
+		err=1
+	elif [ "$(differs "${tmpdir}/nobuildid.err")" != "${expected}" ] ; then
+		echo "FAIL: MMAP3, touched file: warned, but not that only its ${expected} differ"
+		cat "${tmpdir}/nobuildid.err"
 		err=1
 	fi
 else

@@ -64,6 +64,17 @@ mmap3_field_mtime() {
 	sed -n 's/.* mtime \([0-9]*\)[] ].*/\1/p'
 }
 
+mmap3_field_dev() {
+	sed -n 's/.* @ [0-9a-fx]* \([0-9a-f]*:[0-9a-f]*\) [0-9]* [0-9]* mtime .*/\1/p'
+}
+
+# The device of file $1 as the records have it: st_dev's major:minor in hex
+mmap3_stat_dev() {
+	d=$(stat -c %d "$1")
+	printf '%02x:%02x\n' $(( ((d >> 8) & 0xfff) | ((d >> 32) & ~0xfff) )) \
+		$(( (d & 0xff) | ((d >> 12) & ~0xff) ))
+}
+
 mmap3_field_ino() {
 	sed -n 's/.* [0-9a-f]*:[0-9a-f]* \([0-9]*\) [0-9]* mtime .*/\1/p'
 }
