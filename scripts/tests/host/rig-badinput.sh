@@ -14,6 +14,11 @@
 # - a test binary that crashes (its TAP stops early).
 set -u
 
+# The scratch copy must not touch the real tree: make check passes OBJ
+# (build/), which the scratch scripts would take for theirs.
+bz=${KBUILD:-}/arch/x86/boot/bzImage
+unset OBJ SRC KBUILD RUN RUN2 PERF TESTS EXTRA_CMDLINE BASE_TARBALL
+
 fail() { echo "FAIL: $*"; rc=1; }
 rc=0
 tmp=$(mktemp -d)
@@ -120,7 +125,6 @@ expect "patch does not apply" '0001-bad\.patch' 'file\.c' 'does not apply' -- \
 [ ! -e "$tmp/p/build/src/.git/rig-series" ] || fail "patch does not apply: the tree was stamped"
 
 # 4. Kernels that do not boot, and a guest that never powers off.
-bz=$KBUILD/arch/x86/boot/bzImage
 if [ -f "$bz" ] && command -v qemu-system-x86_64 >/dev/null; then
 	scratch
 	o=$tmp/p/build
@@ -142,7 +146,7 @@ if [ -f "$bz" ] && command -v qemu-system-x86_64 >/dev/null; then
 	grep -q rig-init-sleeps "$o/run3/console.log" ||
 		fail "guest that never powers off: its /init did not run (a slow boot, not a hang)"
 else
-	echo "== no kernel in $KBUILD or no QEMU: the boot cases did not run"
+	echo "== no built kernel ($bz) or no QEMU: the boot cases did not run"
 	[ $rc = 0 ] && rc=2
 fi
 
