@@ -48,9 +48,9 @@ demo)
 bench)
 	# The best of the interleaved rounds of record_cost (scripts/guest/run.sh).
 	awk '
-	/^#/ || NF < 3 { next }
+	$1 !~ /^[0-9]+$/ || NF < 3 { next }
 	{ v[$2] = v[$2] " " $3 }
-	NF > 3 && (!mb || $4 / 1048576 < mb) { mb = $4 / 1048576 }
+	NF > 3 { s = $4 / 1048576; if (mb == "" || s < mb) mb = s }
 	function best(s,   a, n, i, m) {
 		n = split(s, a, " ")
 		for (i = 1; i <= n; i++) if (i == 1 || a[i] + 0 < m) m = a[i] + 0
