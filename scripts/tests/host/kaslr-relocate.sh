@@ -122,34 +122,33 @@ mlo = int(sys.argv[5], 16)
 mhi = mlo + int(sys.argv[6])
 if len(g) != len(h):
     sys.exit('%d samples in the guest, %d on the host' % (len(g), len(h)))
-n = bad = nmod = hmod = ntm = badtm = 0
-syms = {}
-tmsyms = {}
+# Per region (kernel text, perf_testmod): samples, resolved differently,
+# functions the guest saw.
+tally = {r: [0, 0, {}] for r in ('kernel', 'perf_testmod')}
+nmod = hmod = 0
 for x, y in zip(g, h):
     if x[0] != y[0]:
         sys.exit('sample order differs: %s / %s' % (x[0], y[0]))
     ip = int(x[0], 16)
     if mlo <= ip < mhi:
-        ntm += 1
-        gs, hs = ' '.join(x[1:]), ' '.join(y[1:])
-        tmsyms[gs.split('+')[0]] = 1
-        if gs != hs:
-            badtm += 1
-            if badtm <= 10:
-                print('  perf_testmod %s: guest %s, host %s' % (x[0], gs, hs))
+        r = 'perf_testmod'
+    elif lo <= ip < hi:
+        r = 'kernel'
+    else:
+        if ip >= 0xffff800000000000:
+            nmod += 1
+            hmod += y[1:] != ['[unknown]']
         continue
-    if ip >= 0xffff800000000000 and not lo <= ip < hi:
-        nmod += 1
-        hmod += y[1:] != ['[unknown]']
-    if not lo <= ip < hi:
-        continue
-    n += 1
+    t = tally[r]
     gs, hs = ' '.join(x[1:]), ' '.join(y[1:])
-    syms[gs.split('+')[0]] = 1
+    t[0] += 1
+    t[2][gs.split('+')[0]] = 1
     if gs != hs:
-        bad += 1
-        if bad <= 10:
-            print('  %s: guest %s, host %s' % (x[0], gs, hs))
+        t[1] += 1
+        if t[1] <= 10:
+            print('  %s %s: guest %s, host %s' % (r, x[0], gs, hs))
+n, bad, syms = tally['kernel']
+ntm, badtm, tmsyms = tally['perf_testmod']
 print('%d kernel samples in %d functions, %d resolved differently' % (n, len(syms), bad))
 print('%d perf_testmod samples in %s, %d resolved differently' % (ntm, ' '.join(sorted(tmsyms)), badtm))
 print('(%d samples outside the kernel text and perf_testmod; the host resolved %d of them)' % (nmod, hmod))
