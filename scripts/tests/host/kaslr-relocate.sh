@@ -7,7 +7,10 @@
 #   /sys/kernel/notes), and KASLR moved _text away from the vmlinux's;
 # - the project's perf, on this host, with --vmlinux $KBUILD/vmlinux,
 #   resolves every kernel sample (ip in _text.._etext) to the same
-#   symbol+offset as the guest did through its /proc/kallsyms;
+#   symbol+offset as the guest did through its /proc/kallsyms, or to
+#   another name of the same address (the guest's kallsyms has the
+#   guest's name there, the vmlinux the host's; e.g. native_safe_halt
+#   starts where __sched_text_end and __cpuidle_text_start are);
 # - perf.data's build-id table has the test module, perf_testmod, with the
 #   build-id of the .ko that was built for it; given that .ko through the
 #   build-id cache (as perf archive would carry it), the host resolves
@@ -113,13 +116,36 @@ EOF
 		>"$tmp/host.txt" 2>"$tmp/host.err" || { cat "$tmp/host.err"; fail "perf script on the host failed"; }
 	host_perf script -v -i "$a/perf.data" --vmlinux "$VMLINUX" -F ip 2>&1 >/dev/null |
 		grep -E 'kallsyms|vmlinux' | sort -u | head -5
-	python3 - "$a/samples.txt" "$tmp/host.txt" "$rt_text" "$rt_etext" "$mbase" "$msize" <<'EOF' || fail "boot $boot: the host resolved kernel or module samples differently"
+	nm "$VMLINUX" >"$tmp/vmlinux.nm"
+	python3 - "$a/samples.txt" "$tmp/host.txt" "$rt_text" "$rt_etext" "$mbase" "$msize" \
+		"$a/kallsyms" "$tmp/vmlinux.nm" "$off" <<'EOF' || fail "boot $boot: the host resolved kernel or module samples differently"
 import sys
 g = [l.split() for l in open(sys.argv[1])]
 h = [l.split() for l in open(sys.argv[2])]
 lo, hi = int(sys.argv[3], 16), int(sys.argv[4], 16)
 mlo = int(sys.argv[5], 16)
 mhi = mlo + int(sys.argv[6])
+# The names at each address: the guest's kallsyms (runtime addresses) and
+# the vmlinux's symbols moved by the KASLR offset.
+def names(path, delta):
+    at = {}
+    for l in open(path):
+        f = l.split()
+        if len(f) >= 3:
+            at.setdefault((int(f[0], 16) + delta) % (1 << 64), set()).add(f[2])
+    return at
+gat = names(sys.argv[7], 0)
+hat = names(sys.argv[8], int(sys.argv[9], 16))
+# guest sym+off and host sym+off name one symbol under two of its names
+def alias(ip, gs, hs):
+    try:
+        gn, go = gs.rsplit('+', 1)
+        hn, ho = hs.rsplit('+', 1)
+        start = ip - int(go, 16)
+    except ValueError:
+        return False
+    return go == ho and gn in gat.get(start, ()) and hn in hat.get(start, ())
+aliases = {}
 if len(g) != len(h):
     sys.exit('%d samples in the guest, %d on the host' % (len(g), len(h)))
 # Per region (kernel text, perf_testmod): samples, resolved differently,
@@ -143,13 +169,18 @@ for x, y in zip(g, h):
     gs, hs = ' '.join(x[1:]), ' '.join(y[1:])
     t[0] += 1
     t[2][gs.split('+')[0]] = 1
-    if gs != hs:
+    if gs != hs and r == 'kernel' and alias(ip, gs, hs):
+        k = '%s = %s' % (gs.split('+')[0], hs.split('+')[0])
+        aliases[k] = aliases.get(k, 0) + 1
+    elif gs != hs:
         t[1] += 1
         if t[1] <= 10:
             print('  %s %s: guest %s, host %s' % (r, x[0], gs, hs))
 n, bad, syms = tally['kernel']
 ntm, badtm, tmsyms = tally['perf_testmod']
 print('%d kernel samples in %d functions, %d resolved differently' % (n, len(syms), bad))
+for k, c in sorted(aliases.items()):
+    print('  %d resolved to another name of the same address: guest %s host' % (c, k))
 print('%d perf_testmod samples in %s, %d resolved differently' % (ntm, ' '.join(sorted(tmsyms)), badtm))
 print('(%d samples outside the kernel text and perf_testmod; the host resolved %d of them)' % (nmod, hmod))
 if n < 20:

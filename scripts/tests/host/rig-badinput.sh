@@ -17,7 +17,7 @@ set -u
 # The scratch copy must not touch the real tree: make check passes OBJ
 # (build/), which the scratch scripts would take for theirs.
 bz=${KBUILD:-}/arch/x86/boot/bzImage
-unset OBJ SRC KBUILD RUN RUN2 PERF TESTS EXTRA_CMDLINE BASE_TARBALL
+unset OBJ SRC KBUILD KERNEL RUN RUN2 PERF TESTS EXTRA_CMDLINE BASE_TARBALL
 
 fail() { echo "FAIL: $*"; rc=1; }
 rc=0
