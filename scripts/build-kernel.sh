@@ -35,6 +35,16 @@ if [ "$(cat "$KBUILD/.config.frags" 2>/dev/null)" != "$sum" ] || [ ! -f "$KBUILD
 	echo "$sum" >"$KBUILD/.config.frags"
 fi
 
+# Everything in the tree but tools/ goes into the kernel.
+stamp=$KBUILD/.rig-built
+shopt -s extglob dotglob
+if up_to_date "$stamp" "$SRC"/!(tools|.git) "$KBUILD/.config" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
+	stage "the kernel ($KERNEL): up to date"
+	exit 0
+fi
+rm -f "$stamp"
+touch "$stamp.new"
+
 stage "building the kernel ($KERNEL)"
 kmake -s bzImage modules 2>&1 | tee "$KBUILD/build.log" | grep -v '^$' || true
 [ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed (log: build/kbuild/$KERNEL/build.log)"
@@ -42,3 +52,4 @@ if grep -q 'warning:' "$KBUILD/build.log"; then
 	echo "note: the kernel build printed warnings (build/kbuild/$KERNEL/build.log)"
 fi
 kmake -s headers_install INSTALL_HDR_PATH="$KBUILD/hdr" >/dev/null
+mv "$stamp.new" "$stamp"

@@ -17,6 +17,15 @@ if [ "${PERF_SAN:-0}" = 1 ]; then
 fi
 mkdir -p "$OUT"
 
+# perf is built from tools/ alone.
+stamp=$OUT/.rig-built
+if up_to_date "$stamp" "$SRC/tools" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
+	stage "perf${PERF_SAN:+ (ASan+UBSan)}: up to date"
+	exit 0
+fi
+rm -f "$stamp"
+touch "$stamp.new"
+
 stage "building perf${PERF_SAN:+ (ASan+UBSan)}"
 make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="ccache gcc" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
@@ -30,3 +39,4 @@ for f in libelf dwarf libslang zlib; do
 		die "perf was built without $f:
 $opts"
 done
+mv "$stamp.new" "$stamp"

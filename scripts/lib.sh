@@ -27,6 +27,16 @@ if ! git config user.email >/dev/null 2>&1; then
 fi
 
 stage() { printf '\n==> %s\n' "$*"; }
+
+# up_to_date STAMP PATH...: STAMP exists and no file in the PATHs (but a
+# .git) is newer. A build takes its stamp before it starts, so that a file
+# saved while it runs is newer, and keeps it only when it succeeds. This
+# saves make's walk of an unchanged tree: 6 s for the kernel, 5 for perf.
+up_to_date() {
+	local s=$1
+	shift
+	[ -f "$s" ] && [ -z "$(find "$@" -name .git -prune -o -newer "$s" -print -quit 2>&1)" ]
+}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # The second tree, build/series/src: a worktree of build/src reset to the
