@@ -37,8 +37,12 @@ fi
 
 # Everything in the tree but tools/ goes into the kernel.
 stamp=$KBUILD/.rig-built
-shopt -s extglob dotglob
-if up_to_date "$stamp" "$SRC"/!(tools|.git) "$KBUILD/.config" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
+srcs=()
+for f in "$SRC"/*; do
+	[ "$f" = "$SRC/tools" ] || srcs+=("$f")
+done
+if [ -f "$KBUILD/arch/x86/boot/bzImage" ] &&
+   up_to_date "$stamp" "${srcs[@]}" "$KBUILD/.config" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
 	stage "the kernel ($KERNEL): up to date"
 	exit 0
 fi

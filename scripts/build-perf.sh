@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 
 # perf is built from tools/ alone.
 stamp=$OUT/.rig-built
-if up_to_date "$stamp" "$SRC/tools" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
+if [ -x "$OUT/perf" ] && up_to_date "$stamp" "$SRC/tools" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh"; then
 	stage "perf${PERF_SAN:+ (ASan+UBSan)}: up to date"
 	exit 0
 fi
