@@ -8,7 +8,8 @@ KERNEL ?= default
 export KERNEL TESTS
 
 .PHONY: help deps tree kernel perf perf-san tests initramfs build check demo \
-	shell bench upstream baseline export reset-tree mbox series-check clean
+	shell bench upstream baseline export reset-tree mbox series-check \
+	fresh-check clean
 
 help:
 	@sed -n '/^## Make targets/,/^## Layout/{/^    /p}' README.md
@@ -62,6 +63,9 @@ series-check: tree
 
 baseline: deps
 	@$(S)/baseline.sh
+
+fresh-check:
+	@$(S)/fresh-check.sh
 
 clean:
 	rm -rf build

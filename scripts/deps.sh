@@ -1,12 +1,51 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages the harness needs. Idempotent: only what is
-# missing is installed.
+# Install the Debian packages the harness needs, or with arguments only
+# those packages. Idempotent: only what is missing is installed.
+#
+# What each step runs, and the package it comes from. A minimal bookworm
+# root (debootstrap --variant=minbase, plus git and make, which the README
+# asks for) has bash, dash, coreutils, diffutils, findutils, grep, sed,
+# mawk, gzip, tar, util-linux (unshare, setpriv), libc-bin (ldd) and perl;
+# everything else is listed here. make fresh-check proves the list.
+#
+#   tree.sh        tar -xJ of linux-source-6.1's tarball   linux-source-6.1 xz-utils
+#                  git init/am/worktree/format-patch        git
+#   kernel build   gcc, ld, as, nm, objcopy, make            build-essential
+#                  kconfig's lexer and parser                bison flex
+#                  timeconst.h                               bc
+#                  objtool, relocs                           libelf-dev
+#                  bzImage compression (tiny.config: XZ)     xz-utils
+#                  headers_install                           rsync
+#                  ccache gcc                                ccache
+#   perf build     flex, bison, gcc; libelf, libdw, slang,   libelf-dev libdw-dev
+#                  zlib (build-perf.sh fails without one)    libslang2-dev zlib1g-dev
+#                  python3-config: without it perf quietly   python3-dev
+#                  builds with NO_JEVENTS=1, no JSON events
+#                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
+#   selftests      gcc against headers_install's headers     build-essential rsync
+#   test modules   Kbuild M=; rsync of the sources           build-essential rsync
+#   initramfs      busybox, copied into the guest            busybox-static
+#                  cpio, gzip                                cpio (gzip: minbase)
+#   vm.sh          qemu-system-x86_64, SeaBIOS               qemu-system-x86
+#   host tests     readelf, nm, objcopy                      build-essential (binutils)
+#                  python3 (struct, argparse, bisect:        python3
+#                  the standard library only)
+#                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
+#   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
+#                  spdxcheck.py: modules ply and git         python3-ply python3-git
+#   in the guest   insmod, lsmod: busybox's applets          busybox-static
+#
+# No step calls kmod, elfutils, libssl-dev or libcap-dev today. They stay
+# for the kernel and perf tests that use them once the guest runs on the
+# host's userspace: depmod, eu-readelf, perf's libcrypto and libcap.
 . "$(dirname "$0")/lib.sh"
 
 PKGS="linux-source-6.1 build-essential bc bison flex cpio kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libssl-dev libcap-dev
-      ccache qemu-system-x86 busybox-static linux-perf elfutils python3 python3-ply"
+      ccache qemu-system-x86 busybox-static linux-perf elfutils python3 python3-ply
+      rsync python3-dev python3-git perl"
+[ $# = 0 ] || PKGS="$*"
 
 missing=
 for p in $PKGS; do

@@ -42,9 +42,19 @@ for p in "$OBJ"/mbox/0*.patch; do
 		if "$TOP/scripts/build-tests.sh" >>"$log" 2>&1; then steps="$steps, selftests ok"
 		else steps="$steps, selftests FAILED"; bad=1; fi
 	fi
-	if (cd "$S" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --ignore "$ignore" "$p") >>"$log" 2>&1
-	then steps="$steps, checkpatch ok"
+	# checkpatch passes over a helper that fails (spdxcheck.py without
+	# its Python modules, say) with only a traceback on stderr: any
+	# stderr is a failure.
+	if (cd "$S" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --ignore "$ignore" "$p") >>"$log" 2>"$OBJ/checkpatch.err"
+	then
+		if [ -s "$OBJ/checkpatch.err" ]; then
+			steps="$steps, checkpatch FAILED: a helper failed: $(grep -v '^ ' "$OBJ/checkpatch.err" | tail -1 | cut -c1-80)"
+			bad=1
+		else
+			steps="$steps, checkpatch ok"
+		fi
 	else steps="$steps, checkpatch FAILED"; bad=1; fi
+	cat "$OBJ/checkpatch.err" >>"$log"
 	[ "$bad" = 0 ] && st=ok || { st=FAIL; fail=1; }
 	printf '%-4s %-62s %s (%ss)\n' "$st" "$(cut -c1-62 <<<"$name")" "$steps" "$(( $(date +%s) - t0 ))"
 done
