@@ -56,10 +56,10 @@ struct mmap3_record {
 	__u64				ino;
 	__u64				ino_generation;
 	__u32				prot, flags;
-	__u64				mtime;
+	__s64				mtime;
 	__u8				build_id_size;
 	__u8				__reserved_1;
-	__u16				__reserved_2;
+	__u16				filename_offset;
 	__u8				build_id[BUILD_ID_MAX];
 	char				filename[];
 };
@@ -122,9 +122,9 @@ static pid_t sys_gettid(void)
 	return syscall(__NR_gettid);
 }
 
-static __u64 stat_mtime_ns(const struct stat *st)
+static __s64 stat_mtime_ns(const struct stat *st)
 {
-	return (__u64)st->st_mtim.tv_sec * 1000000000ULL + st->st_mtim.tv_nsec;
+	return (__s64)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
 /* A dummy software event on which only side-band records are enabled. */
@@ -300,8 +300,13 @@ static bool mmap3_well_formed(struct __test_metadata *_metadata,
 			return false;
 		}
 	}
-	if (m->__reserved_1 || m->__reserved_2) {
-		TH_LOG("MMAP3 reserved bytes are not zero");
+	if (m->filename_offset != offsetof(struct mmap3_record, filename)) {
+		TH_LOG("MMAP3 filename_offset %u, the name is at %zu",
+		       m->filename_offset, offsetof(struct mmap3_record, filename));
+		return false;
+	}
+	if (m->__reserved_1) {
+		TH_LOG("MMAP3 reserved byte is not zero");
 		return false;
 	}
 	if (m->build_id_size > BUILD_ID_MAX) {
@@ -380,6 +385,19 @@ static bool make_scratch_dir(const char *parent, char *out)
 	return false;
 }
 
+/* Whether this kernel knows attr.mmap3; an unknown attr bit is EINVAL. */
+static bool have_mmap3(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	mmap3_attr(&attr);
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno != EINVAL;
+}
+
 FIXTURE_SETUP(mmap3)
 {
 	static const char * const parents[] = { "/tmp", "/dev/shm", "." };
@@ -388,6 +406,8 @@ FIXTURE_SETUP(mmap3)
 
 	for (int i = 0; i < 3; i++)
 		self->ring[i].fd = -1;
+	if (!have_mmap3())
+		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
 	ok = tmpdir && make_scratch_dir(tmpdir, self->dir);
 	for (size_t i = 0; i < ARRAY_SIZE(parents) && !ok; i++)
 		ok = make_scratch_dir(parents[i], self->dir);
@@ -503,7 +523,12 @@ TEST_F(mmap3, mtime)
 		{ .tv_sec = 1000000000, .tv_nsec = 1 },
 		{ .tv_sec = 1234567890, .tv_nsec = 123456789 },
 	};
-	const __u64 want = 1234567890ULL * 1000000000ULL + 123456789ULL;
+	const __s64 want = 1234567890LL * 1000000000LL + 123456789LL;
+	/* 1.5 s before the epoch: tv_sec -2, tv_nsec 500000000. */
+	const struct timespec old[2] = {
+		{ .tv_sec = 1000000000, .tv_nsec = 1 },
+		{ .tv_sec = -2, .tv_nsec = 500000000 },
+	};
 	struct perf_event_attr attr;
 	const struct mmap3_record *m;
 	char path[PATH_MAX];
@@ -528,6 +553,20 @@ TEST_F(mmap3, mtime)
 	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
 	ASSERT_NE(NULL, m);
 	ASSERT_EQ(want, m->mtime);
+
+	/* mtime is signed: a time before the epoch is negative. */
+	ASSERT_EQ(0, utimensat(AT_FDCWD, path, old, 0));
+	ASSERT_EQ(0, fstat(fd, &st));
+	if (stat_mtime_ns(&st) != -1500000000LL)
+		SKIP(return, "file system in %.200s does not keep times before 1970", self->dir);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(-1500000000LL, m->mtime);
 	close(fd);
 }
 
@@ -1131,6 +1170,209 @@ TEST_F(mmap3, cpu_wide)
 	ASSERT_INODE(m, &st);
 	ASSERT_STREQ(path, m->filename);
 	close(fd);
+}
+
+/*
+ * Reserve @pages pages of address space and map the first @mapped of them
+ * from @fd at file page @fpage, leaving the rest free for the mapping to grow
+ * into or for mremap() to move next to.
+ */
+static void *__map_with_room(struct __test_metadata *_metadata, int fd,
+			     int prot, size_t fpage, size_t mapped, size_t pages)
+{
+	char *r = mmap(NULL, pages * page_size(), PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, r);
+	ASSERT_EQ(r, mmap(r, mapped * page_size(), prot, MAP_PRIVATE | MAP_FIXED,
+			  fd, fpage * page_size()));
+	ASSERT_EQ(0, munmap(r + mapped * page_size(), (pages - mapped) * page_size()));
+	return r;
+}
+
+#define map_with_room(fd, prot, fpage, mapped, pages) \
+	__map_with_room(_metadata, fd, prot, fpage, mapped, pages)
+
+/* 12. mremap() growing exec memory in place reports the new length. */
+TEST_F(mmap3, mremap_grow_in_place)
+{
+	const struct mmap2_record *m2;
+	const struct mmap3_record *m3;
+	struct perf_event_attr attr;
+	struct records rec2 = {};
+	char path[PATH_MAX];
+	struct stat st;
+	char *p;
+	int fd;
+
+	fd = make_file("grow", path, &st);
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	base_attr(&attr);
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	ring_open(&self->ring[1], &attr);
+	p = map_with_room(fd, PROT_READ | PROT_EXEC, 1, 1, FILE_PAGES);
+
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, ring_enable(&self->ring[1]));
+	/* No MREMAP_MAYMOVE: it grows where it is or fails. */
+	ASSERT_EQ(p, mremap(p, page_size(), 3 * page_size(), 0));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ASSERT_EQ(0, ring_disable(&self->ring[1]));
+	ring_read(&self->ring[0], &self->rec);
+	ring_read(&self->ring[1], &rec2);
+
+	m3 = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m3) {
+		TH_LOG("no PERF_RECORD_MMAP3 for the mapping grown at %p", p);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m3));
+	ASSERT_EQ(3 * page_size(), m3->len);
+	ASSERT_EQ(page_size(), m3->pgoff);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m3->prot);
+	ASSERT_INODE(m3, &st);
+	ASSERT_STREQ(path, m3->filename);
+
+	m2 = find_mmap(&rec2, PERF_RECORD_MMAP2, (unsigned long)p);
+	ASSERT_NE(NULL, m2) {
+		TH_LOG("no PERF_RECORD_MMAP2 for the mapping grown at %p", p);
+	}
+	ASSERT_EQ(3 * page_size(), m2->c.len);
+	ASSERT_EQ((__u64)st.st_ino, m2->ino);
+	free(rec2.buf);
+	close(fd);
+}
+
+/*
+ * 13. mremap() moving exec memory next to a mapping it merges with (same
+ * file, contiguous offsets, same flags) reports the merged mapping.
+ */
+TEST_F(mmap3, mremap_merge)
+{
+	const struct mmap3_record *m;
+	struct perf_event_attr attr;
+	char path[PATH_MAX];
+	struct stat st;
+	char *lo, *hi;
+	int fd;
+
+	fd = make_file("merge", path, &st);
+	/* File pages 2-3 somewhere, before the room below could take them. */
+	hi = mmap(NULL, 2 * page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE,
+		  fd, 2 * page_size());
+	ASSERT_NE(MAP_FAILED, hi);
+	/* File pages 0-1 at lo, with room for two more after them. */
+	lo = map_with_room(fd, PROT_READ | PROT_EXEC, 0, 2, 4);
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(lo + 2 * page_size(),
+		  mremap(hi, 2 * page_size(), 2 * page_size(),
+			 MREMAP_MAYMOVE | MREMAP_FIXED, lo + 2 * page_size()));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+
+	ASSERT_EQ(1, count_type(&self->rec, PERF_RECORD_MMAP3));
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)lo);
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no PERF_RECORD_MMAP3 for the merged mapping at %p", lo);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ(4 * page_size(), m->len);
+	ASSERT_EQ(0, m->pgoff);
+	ASSERT_INODE(m, &st);
+	ASSERT_STREQ(path, m->filename);
+	close(fd);
+}
+
+/* 14. mremap() moving a data mapping reports it to mmap_data consumers. */
+TEST_F(mmap3, mremap_data)
+{
+	const struct mmap3_record *m;
+	struct perf_event_attr attr;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p, *q;
+	int fd;
+
+	fd = make_file("data-move", path, &st);
+	p = mmap(NULL, 2 * page_size(), PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	q = mmap(NULL, 2 * page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, q);
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	attr.mmap_data = 1;
+	ring_open(&self->ring[1], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, ring_enable(&self->ring[1]));
+	ASSERT_EQ(q, mremap(p, 2 * page_size(), 2 * page_size(),
+			    MREMAP_MAYMOVE | MREMAP_FIXED, q));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ASSERT_EQ(0, ring_disable(&self->ring[1]));
+
+	/* Not to those that asked for exec mappings only. */
+	ring_read(&self->ring[0], &self->rec);
+	ASSERT_EQ(0, count_type(&self->rec, PERF_RECORD_MMAP3));
+
+	ring_read(&self->ring[1], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)q);
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no PERF_RECORD_MMAP3 for the data mapping moved to %p", q);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_NE(0, m->header.misc & PERF_RECORD_MISC_MMAP_DATA);
+	ASSERT_EQ(2 * page_size(), m->len);
+	ASSERT_EQ(PROT_READ, m->prot);
+	ASSERT_INODE(m, &st);
+	ASSERT_STREQ(path, m->filename);
+	close(fd);
+}
+
+/*
+ * 15. Every attr flag bit this kernel does not implement is refused: bits
+ * 38-62, mainline's defer_callchain (38) and defer_output (39) among them,
+ * so that a newer tool's feature probe falls back. Bit 63 is attr.mmap3.
+ * Needs no MMAP3: it holds on any kernel that does not know those bits.
+ */
+TEST(attr_unknown_bits)
+{
+	/* The flags word follows read_format. */
+	const size_t flags_off = offsetof(struct perf_event_attr, read_format) +
+				 sizeof(__u64);
+	struct perf_event_attr attr;
+	__u64 flags;
+	int fd;
+
+	base_attr(&attr);
+	memcpy(&flags, (char *)&attr + flags_off, sizeof(flags));
+	ASSERT_EQ(1, flags & 1) {
+		TH_LOG("the flags word is not where this test looks (disabled is bit 0)");
+	}
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) {
+		TH_LOG("perf_event_open without unknown bits: %s", strerror(errno));
+	}
+	close(fd);
+
+	for (int bit = 38; bit <= 62; bit++) {
+		__u64 f = flags | 1ULL << bit;
+
+		memcpy((char *)&attr + flags_off, &f, sizeof(f));
+		fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		EXPECT_EQ(-1, fd) {
+			TH_LOG("attr flag bit %d was accepted", bit);
+		}
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("attr flag bit %d: %s, not EINVAL", bit, strerror(errno));
+		}
+	}
 }
 
 TEST_HARNESS_MAIN
