@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PERF_RECORD_MMAP3: byte swapping, the checks on records read from files
- * and what the session code makes of them: maps and DSO identity.
+ * and what the session code makes of them: maps and DSO identity, also
+ * for records with fields of a later kernel before the filename.
  */
 #include <byteswap.h>
 #include <errno.h>
@@ -47,9 +48,10 @@ struct mmap3_desc {
 	u32		maj, min;
 	u64		ino, ino_generation;
 	u32		prot, flags;
-	u64		mtime;
+	s64		mtime;
 	u8		build_id_size;
 	u8		build_id_seed;
+	u16		filename_offset;	/* 0 for MMAP3_FIXED */
 	const char	*filename;
 };
 
@@ -57,7 +59,7 @@ static const struct mmap3_desc mmap3_a = {
 	.start = 0x7f0000001000, .len = 0x3000, .pgoff = 0x1000,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000000123456789ULL,
+	.mtime = 1700000000123456789LL,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xa0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
@@ -67,7 +69,7 @@ static const struct mmap3_desc mmap3_b = {
 	.start = 0x7f0000011000, .len = 0x2000, .pgoff = 0,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000999000000001ULL,
+	.mtime = 1700000999000000001LL,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xb0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
@@ -77,7 +79,7 @@ static const struct mmap3_desc mmap3_c = {
 	.start = 0x7f0000021000, .len = 0x3000, .pgoff = 0x1000,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000000123456789ULL,
+	.mtime = 1700000000123456789LL,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xa0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
@@ -91,14 +93,36 @@ static const struct mmap3_desc mmap3_d = {
 	.filename = "/bin/ab",
 };
 
+/*
+ * As a later kernel would write it: 16 bytes of fields we don't know
+ * before the filename, a mapping of a file whose mtime is before the epoch.
+ */
+#define MMAP3_LATER_FIELDS	0xee
+static const struct mmap3_desc mmap3_e = {
+	.start = 0x7f0000041000, .len = 0x2000, .pgoff = 0x2000,
+	.maj = 8, .min = 2, .ino = 4242, .ino_generation = 1,
+	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+	.mtime = -86400123456789LL,
+	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xe0,
+	.filename_offset = MMAP3_FIXED + 16,
+	.filename = "/usr/lib/perf-test-mmap3-later.so",
+};
+
+static size_t mmap3__filename_offset(const struct mmap3_desc *d)
+{
+	return d->filename_offset ?: MMAP3_FIXED;
+}
+
 static size_t mmap3__size(const struct mmap3_desc *d)
 {
-	return MMAP3_FIXED + PERF_ALIGN(strlen(d->filename) + 1, sizeof(u64)) + ID_HDR_SIZE;
+	return mmap3__filename_offset(d) + PERF_ALIGN(strlen(d->filename) + 1, sizeof(u64)) +
+	       ID_HDR_SIZE;
 }
 
 static void mmap3__fill(union perf_event *event, const struct mmap3_desc *d, u64 time)
 {
 	size_t size = mmap3__size(d);
+	size_t offset = mmap3__filename_offset(d);
 	struct perf_record_mmap3 *mmap3 = &event->mmap3;
 	u32 *tid;
 	int i;
@@ -107,6 +131,7 @@ static void mmap3__fill(union perf_event *event, const struct mmap3_desc *d, u64
 	mmap3->header.type = PERF_RECORD_MMAP3;
 	mmap3->header.misc = PERF_RECORD_MISC_USER;
 	mmap3->header.size = size;
+	mmap3->filename_offset = offset;
 	mmap3->pid   = TEST_PID;
 	mmap3->tid   = TEST_TID;
 	mmap3->start = d->start;
@@ -122,7 +147,8 @@ static void mmap3__fill(union perf_event *event, const struct mmap3_desc *d, u64
 	mmap3->build_id_size = d->build_id_size;
 	for (i = 0; i < d->build_id_size; i++)
 		mmap3->build_id[i] = d->build_id_seed + i;
-	strcpy(mmap3->filename, d->filename);
+	memset(mmap3->filename, MMAP3_LATER_FIELDS, offset - MMAP3_FIXED);
+	strcpy((char *)event + offset, d->filename);
 
 	/* sample_id: pid, tid, time */
 	tid = (void *)event + size - ID_HDR_SIZE;
@@ -145,81 +171,193 @@ static union perf_event *mmap3__new(const struct mmap3_desc *d, u64 time)
 	return event__dup(&event, event.header.size);
 }
 
-static int test__mmap3_swap(struct test_suite *test __maybe_unused,
-			    int subtest __maybe_unused)
+static int check_map(struct thread *thread, const struct mmap3_desc *d, struct dso **dsop)
 {
-	union perf_event *orig = mmap3__new(&mmap3_a, 0x0102030405060708ULL);
-	union perf_event *event;
+	struct map *map = maps__find(thread->maps, d->start + 0x10);
+	struct dso *dso;
+	int i;
+
+	pr_debug("checking the map of %s at %#" PRIx64 "\n", d->filename, d->start);
+	TEST_ASSERT_VAL("no map", map);
+	TEST_ASSERT_VAL("map start", map->start == d->start);
+	TEST_ASSERT_VAL("map end", map->end == d->start + d->len);
+	TEST_ASSERT_VAL("map pgoff", map->pgoff == d->pgoff);
+	TEST_ASSERT_EQUAL("map prot", map->prot, d->prot);
+	TEST_ASSERT_EQUAL("map flags", map->flags, d->flags);
+
+	dso = map->dso;
+	TEST_ASSERT_VAL("dso name", !strcmp(dso->long_name, d->filename));
+	TEST_ASSERT_EQUAL("dso maj", dso->id.maj, d->maj);
+	TEST_ASSERT_EQUAL("dso min", dso->id.min, d->min);
+	TEST_ASSERT_VAL("dso ino", dso->id.ino == d->ino);
+	TEST_ASSERT_VAL("dso ino_generation", dso->id.ino_generation == d->ino_generation);
+	TEST_ASSERT_VAL("dso mtime", dso->id.mtime == d->mtime);
+	TEST_ASSERT_EQUAL("dso id build id size", (int)dso->id.bid.size, d->build_id_size);
+	TEST_ASSERT_EQUAL("dso has build id", dso->has_build_id, !!d->build_id_size);
+	if (d->build_id_size) {
+		TEST_ASSERT_EQUAL("dso build id size", (int)dso->bid.size, d->build_id_size);
+		for (i = 0; i < d->build_id_size; i++) {
+			TEST_ASSERT_EQUAL("dso build id", dso->bid.data[i], d->build_id_seed + i);
+			TEST_ASSERT_EQUAL("dso id build id", dso->id.bid.data[i], d->build_id_seed + i);
+		}
+	}
+	*dsop = dso;
+	return TEST_OK;
+}
+
+/*
+ * The record as written on a machine of the other endianness, but for its
+ * header that the reader swaps: the fields that aren't bytes swapped, the
+ * sample_id trailer as u64s, like for all records.
+ */
+static union perf_event *mmap3__new_swapped(const struct mmap3_desc *d, u64 time)
+{
+	union perf_event *event = mmap3__new(d, time);
+	struct perf_record_mmap3 *e;
+	u64 *id;
+
+	if (!event)
+		return NULL;
+	e = &event->mmap3;
+	e->pid	 = bswap_32(e->pid);
+	e->tid	 = bswap_32(e->tid);
+	e->start = bswap_64(e->start);
+	e->len	 = bswap_64(e->len);
+	e->pgoff = bswap_64(e->pgoff);
+	e->maj	 = bswap_32(e->maj);
+	e->min	 = bswap_32(e->min);
+	e->ino	 = bswap_64(e->ino);
+	e->ino_generation = bswap_64(e->ino_generation);
+	e->prot	 = bswap_32(e->prot);
+	e->flags = bswap_32(e->flags);
+	e->mtime = bswap_64(e->mtime);
+	e->filename_offset = bswap_16(e->filename_offset);
+	id = (void *)event + event->header.size - ID_HDR_SIZE;
+	id[0] = bswap_64(id[0]);
+	id[1] = bswap_64(id[1]);
+	return event;
+}
+
+/*
+ * What the session code does with a record from a file of the other
+ * endianness: check it, swap it and process it.
+ */
+static int mmap3_swap_check(const struct mmap3_desc *d, struct machine *machine)
+{
+	union perf_event *orig = mmap3__new(d, 0x0102030405060708ULL);
+	union perf_event *event = mmap3__new_swapped(d, 0x0102030405060708ULL);
+	struct perf_sample sample = { .cpumode = PERF_RECORD_MISC_USER, };
 	struct perf_record_mmap3 *o, *e;
-	size_t size, name_size;
-	u64 *o_id, *e_id;
+	struct thread *thread;
+	struct dso *dso;
+	char msg[128];
+	int err;
 
-	TEST_ASSERT_VAL("can't allocate event", orig);
-	size = orig->header.size;
-	event = memdup(orig, size);
-	TEST_ASSERT_VAL("can't allocate event", event);
+	pr_debug("swapping the MMAP3 of %s, filename_offset %zu\n",
+		 d->filename, mmap3__filename_offset(d));
+	TEST_ASSERT_VAL("can't allocate event", orig && event);
 
-	perf_event__swap(event, true);
-	perf_event__swap(event, true);
-	TEST_ASSERT_VAL("swapping twice doesn't give the original", !memcmp(event, orig, size));
+	err = perf_event__check_mmap3(event, ID_HDR_SIZE, true, msg, sizeof(msg));
+	if (err)
+		pr_debug("rejected: %s\n", msg);
+	TEST_ASSERT_VAL("swapped record rejected", !err);
 
 	perf_event__swap(event, true);
 	o = &orig->mmap3;
 	e = &event->mmap3;
-	/* The header is swapped by the reader, before this */
 	TEST_ASSERT_VAL("header", !memcmp(&e->header, &o->header, sizeof(o->header)));
-	TEST_ASSERT_EQUAL("pid", e->pid, bswap_32(o->pid));
-	TEST_ASSERT_EQUAL("tid", e->tid, bswap_32(o->tid));
-	TEST_ASSERT_VAL("start", e->start == bswap_64(o->start));
-	TEST_ASSERT_VAL("len", e->len == bswap_64(o->len));
-	TEST_ASSERT_VAL("pgoff", e->pgoff == bswap_64(o->pgoff));
-	TEST_ASSERT_EQUAL("maj", e->maj, bswap_32(o->maj));
-	TEST_ASSERT_EQUAL("min", e->min, bswap_32(o->min));
-	TEST_ASSERT_VAL("ino", e->ino == bswap_64(o->ino));
-	TEST_ASSERT_VAL("ino_generation", e->ino_generation == bswap_64(o->ino_generation));
-	TEST_ASSERT_EQUAL("prot", e->prot, bswap_32(o->prot));
-	TEST_ASSERT_EQUAL("flags", e->flags, bswap_32(o->flags));
-	TEST_ASSERT_VAL("mtime", e->mtime == bswap_64(o->mtime));
-	/* Bytes */
-	TEST_ASSERT_EQUAL("build_id_size", e->build_id_size, o->build_id_size);
-	TEST_ASSERT_EQUAL("__reserved_1", e->__reserved_1, o->__reserved_1);
-	TEST_ASSERT_EQUAL("__reserved_2", e->__reserved_2, o->__reserved_2);
-	TEST_ASSERT_VAL("build_id", !memcmp(e->build_id, o->build_id, sizeof(o->build_id)));
-	name_size = PERF_ALIGN(strlen(o->filename) + 1, sizeof(u64));
-	TEST_ASSERT_VAL("filename", !memcmp(e->filename, o->filename, name_size));
-	/* The sample_id trailer is swapped as u64s, like for all records */
-	o_id = (void *)o->filename + name_size;
-	e_id = (void *)e->filename + name_size;
-	TEST_ASSERT_VAL("sample_id pid/tid", e_id[0] == bswap_64(o_id[0]));
-	TEST_ASSERT_VAL("sample_id time", e_id[1] == bswap_64(o_id[1]));
+	TEST_ASSERT_EQUAL("pid", e->pid, o->pid);
+	TEST_ASSERT_EQUAL("tid", e->tid, o->tid);
+	TEST_ASSERT_VAL("start", e->start == o->start);
+	TEST_ASSERT_VAL("len", e->len == o->len);
+	TEST_ASSERT_VAL("pgoff", e->pgoff == o->pgoff);
+	TEST_ASSERT_EQUAL("maj", e->maj, o->maj);
+	TEST_ASSERT_EQUAL("min", e->min, o->min);
+	TEST_ASSERT_VAL("ino", e->ino == o->ino);
+	TEST_ASSERT_VAL("ino_generation", e->ino_generation == o->ino_generation);
+	TEST_ASSERT_EQUAL("prot", e->prot, o->prot);
+	TEST_ASSERT_EQUAL("flags", e->flags, o->flags);
+	TEST_ASSERT_VAL("mtime", e->mtime == o->mtime);
+	TEST_ASSERT_EQUAL("filename_offset", e->filename_offset, o->filename_offset);
+	/* The bytes, the fields we don't know, the filename and the sample_id */
+	TEST_ASSERT_VAL("record", !memcmp(event, orig, orig->header.size));
+	TEST_ASSERT_VAL("filename",
+			!strcmp(perf_record_mmap3__filename(&event->mmap3), d->filename));
 
+	machine__process_mmap3_event(machine, event, &sample);
 	free(event);
 	free(orig);
-	return TEST_OK;
+
+	thread = machine__find_thread(machine, TEST_PID, TEST_TID);
+	TEST_ASSERT_VAL("no thread for the MMAP3 event", thread);
+	err = check_map(thread, d, &dso);
+	thread__put(thread);
+	return err;
 }
 
-/* The three kinds of malformed records perf_event__check_mmap3() catches */
-static union perf_event *mmap3__new_bad(int kind)
+static int test__mmap3_swap(struct test_suite *test __maybe_unused,
+			    int subtest __maybe_unused)
+{
+	struct machines machines;
+	int err;
+
+	machines__init(&machines);
+	err = mmap3_swap_check(&mmap3_a, &machines.host);
+	if (!err)
+		err = mmap3_swap_check(&mmap3_e, &machines.host);
+	machines__exit(&machines);
+	return err;
+}
+
+/* The kinds of malformed records perf_event__check_mmap3() catches */
+enum mmap3_bad {
+	MMAP3_BAD_SHORT,		/* header.size doesn't even cover the fixed part */
+	MMAP3_BAD_BUILD_ID_SIZE,
+	MMAP3_BAD_NO_NUL,		/* no NUL up to the end, the sample_id included */
+	MMAP3_BAD_OFFSET_SMALL,		/* filename_offset before the end of the fixed part */
+	MMAP3_BAD_OFFSET_SAMPLE_ID,	/* filename_offset in the sample_id */
+	MMAP3_BAD_OFFSET_PAST_END,	/* filename_offset past the end of the record */
+	MMAP3_BAD_NR,
+};
+
+/* A malformed version of mmap3_d, mapping what it maps at this address */
+static u64 mmap3__bad_start(enum mmap3_bad kind)
+{
+	return mmap3_d.start + (kind + 1) * 0x100000;
+}
+
+static union perf_event *mmap3__new_bad(enum mmap3_bad kind)
 {
 	union perf_event event;
 	size_t size;
 
 	mmap3__fill(&event, &mmap3_d, 1);
+	event.mmap3.start = mmap3__bad_start(kind);
 	size = event.header.size;
 
 	switch (kind) {
-	case 0:	/* header.size doesn't even cover the fixed part */
+	case MMAP3_BAD_SHORT:
 		event.header.size = MMAP3_FIXED - 8;
 		size = event.header.size;
 		break;
-	case 1:
+	case MMAP3_BAD_BUILD_ID_SIZE:
 		event.mmap3.build_id_size = BUILD_ID_SIZE + 1;
-		event.mmap3.start += 0x100000;
 		break;
-	case 2:	/* no NUL up to the end, the sample_id included */
+	case MMAP3_BAD_NO_NUL:
 		memset(event.mmap3.filename, 'A', event.header.size - MMAP3_FIXED);
-		event.mmap3.start += 0x200000;
 		break;
+	case MMAP3_BAD_OFFSET_SMALL:
+		/* In the build id, all zeros: "" if it was taken */
+		event.mmap3.filename_offset = MMAP3_FIXED - 8;
+		break;
+	case MMAP3_BAD_OFFSET_SAMPLE_ID:
+		/* Whose pid has a zero byte */
+		event.mmap3.filename_offset = event.header.size - ID_HDR_SIZE;
+		break;
+	case MMAP3_BAD_OFFSET_PAST_END:
+		event.mmap3.filename_offset = event.header.size + 8;
+		break;
+	case MMAP3_BAD_NR:
 	default:
 		break;
 	}
@@ -229,27 +367,45 @@ static union perf_event *mmap3__new_bad(int kind)
 static int test__mmap3_check(struct test_suite *test __maybe_unused,
 			     int subtest __maybe_unused)
 {
-	union perf_event *event = mmap3__new(&mmap3_d, 1);
+	const struct mmap3_desc *good[] = { &mmap3_a, &mmap3_d, &mmap3_e, };
+	union perf_event *event;
+	enum mmap3_bad kind;
 	char msg[128];
-	int kind;
+	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		event = mmap3__new(good[i], 1);
+		TEST_ASSERT_VAL("can't allocate event", event);
+		TEST_ASSERT_VAL("good record rejected",
+				!perf_event__check_mmap3(event, ID_HDR_SIZE, false, msg, sizeof(msg)));
+		free(event);
+	}
+
+	event = mmap3__new(&mmap3_d, 1);
 	TEST_ASSERT_VAL("can't allocate event", event);
-	TEST_ASSERT_VAL("good record rejected",
-			!perf_event__check_mmap3(event, ID_HDR_SIZE, msg, sizeof(msg)));
 	/* Without room for the trailer, the NUL is in what would be the trailer */
 	TEST_ASSERT_VAL("record with a larger sample_id accepted",
-			perf_event__check_mmap3(event, ID_HDR_SIZE + 8, msg, sizeof(msg)));
+			perf_event__check_mmap3(event, ID_HDR_SIZE + 8, false, msg, sizeof(msg)));
 	free(event);
 
-	for (kind = 0; kind < 3; kind++) {
+	for (kind = 0; kind < MMAP3_BAD_NR; kind++) {
 		event = mmap3__new_bad(kind);
 		TEST_ASSERT_VAL("can't allocate event", event);
 		TEST_ASSERT_VAL("malformed record accepted",
-				perf_event__check_mmap3(event, ID_HDR_SIZE, msg, sizeof(msg)) == -EINVAL);
+				perf_event__check_mmap3(event, ID_HDR_SIZE, false,
+							msg, sizeof(msg)) == -EINVAL);
 		pr_debug("malformed %d: %s\n", kind, msg);
-		/* Whatever the record, swapping it stays in it */
+		/*
+		 * Whatever the record, swapping it stays in it, and the check
+		 * of the swapped one, as if from a file of the other
+		 * endianness, finds what is wrong with it.
+		 */
 		if (event->header.size >= MMAP3_FIXED)
 			perf_event__swap(event, true);
+		TEST_ASSERT_VAL("swapped malformed record accepted",
+				perf_event__check_mmap3(event, ID_HDR_SIZE, true,
+							msg, sizeof(msg)) == -EINVAL);
+		pr_debug("swapped malformed %d: %s\n", kind, msg);
 		free(event);
 	}
 	return TEST_OK;
@@ -290,8 +446,9 @@ static int session_write(const char *path)
 	};
 	struct perf_session *session;
 	struct evsel *evsel;
+	enum mmap3_bad kind;
 	u64 size = 0;
-	int fd, err = -1, kind;
+	int fd, err = -1;
 
 	session = perf_session__new(&data, NULL);
 	TEST_ASSERT_VAL("can't get session", !IS_ERR(session));
@@ -309,10 +466,11 @@ static int session_write(const char *path)
 	if (write_event(fd, mmap3__new(&mmap3_a, 10), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_b, 20), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_c, 30), &size) ||
-	    write_event(fd, mmap3__new(&mmap3_d, 40), &size))
+	    write_event(fd, mmap3__new(&mmap3_d, 40), &size) ||
+	    write_event(fd, mmap3__new(&mmap3_e, 50), &size))
 		goto out;
 
-	for (kind = 0; kind < 3; kind++) {
+	for (kind = 0; kind < MMAP3_BAD_NR; kind++) {
 		if (write_event(fd, mmap3__new_bad(kind), &size))
 			goto out;
 	}
@@ -325,40 +483,6 @@ out:
 	return err;
 }
 
-static int check_map(struct thread *thread, const struct mmap3_desc *d, struct dso **dsop)
-{
-	struct map *map = maps__find(thread->maps, d->start + 0x10);
-	struct dso *dso;
-	int i;
-
-	pr_debug("checking the map of %s at %#" PRIx64 "\n", d->filename, d->start);
-	TEST_ASSERT_VAL("no map", map);
-	TEST_ASSERT_VAL("map start", map->start == d->start);
-	TEST_ASSERT_VAL("map end", map->end == d->start + d->len);
-	TEST_ASSERT_VAL("map pgoff", map->pgoff == d->pgoff);
-	TEST_ASSERT_EQUAL("map prot", map->prot, d->prot);
-	TEST_ASSERT_EQUAL("map flags", map->flags, d->flags);
-
-	dso = map->dso;
-	TEST_ASSERT_VAL("dso name", !strcmp(dso->long_name, d->filename));
-	TEST_ASSERT_EQUAL("dso maj", dso->id.maj, d->maj);
-	TEST_ASSERT_EQUAL("dso min", dso->id.min, d->min);
-	TEST_ASSERT_VAL("dso ino", dso->id.ino == d->ino);
-	TEST_ASSERT_VAL("dso ino_generation", dso->id.ino_generation == d->ino_generation);
-	TEST_ASSERT_VAL("dso mtime", dso->id.mtime == d->mtime);
-	TEST_ASSERT_EQUAL("dso id build id size", (int)dso->id.bid.size, d->build_id_size);
-	TEST_ASSERT_EQUAL("dso has build id", dso->has_build_id, !!d->build_id_size);
-	if (d->build_id_size) {
-		TEST_ASSERT_EQUAL("dso build id size", (int)dso->bid.size, d->build_id_size);
-		for (i = 0; i < d->build_id_size; i++) {
-			TEST_ASSERT_EQUAL("dso build id", dso->bid.data[i], d->build_id_seed + i);
-			TEST_ASSERT_EQUAL("dso id build id", dso->id.bid.data[i], d->build_id_seed + i);
-		}
-	}
-	*dsop = dso;
-	return TEST_OK;
-}
-
 static int session_check(const char *path)
 {
 	struct perf_tool tool = {
@@ -368,10 +492,11 @@ static int session_check(const char *path)
 		.path = path,
 		.mode = PERF_DATA_MODE_READ,
 	};
-	struct dso *dso_a, *dso_b, *dso_c, *dso_d;
+	struct dso *dso_a, *dso_b, *dso_c, *dso_d, *dso_e;
 	struct perf_session *session;
 	struct events_stats *stats;
 	struct thread *thread;
+	enum mmap3_bad kind;
 	int err = TEST_FAIL;
 
 	session = perf_session__new(&data, &tool);
@@ -382,8 +507,10 @@ static int session_check(const char *path)
 	stats = &session->evlist->stats;
 	pr_debug("MMAP3 events: %u, malformed: %u\n",
 		 stats->nr_events[PERF_RECORD_MMAP3], stats->nr_malformed_events);
-	if (stats->nr_events[PERF_RECORD_MMAP3] != 7 || stats->nr_malformed_events != 3) {
-		pr_debug("expected 7 MMAP3 events, 3 malformed\n");
+	if (stats->nr_events[PERF_RECORD_MMAP3] != 5 + MMAP3_BAD_NR ||
+	    stats->nr_malformed_events != MMAP3_BAD_NR) {
+		pr_debug("expected %d MMAP3 events, %d malformed\n", 5 + MMAP3_BAD_NR,
+			 MMAP3_BAD_NR);
 		goto out;
 	}
 
@@ -396,7 +523,8 @@ static int session_check(const char *path)
 	if (check_map(thread, &mmap3_a, &dso_a) ||
 	    check_map(thread, &mmap3_b, &dso_b) ||
 	    check_map(thread, &mmap3_c, &dso_c) ||
-	    check_map(thread, &mmap3_d, &dso_d))
+	    check_map(thread, &mmap3_d, &dso_d) ||
+	    check_map(thread, &mmap3_e, &dso_e))
 		goto out_put;
 
 	if (dso_a == dso_b) {
@@ -408,11 +536,17 @@ static int session_check(const char *path)
 		goto out_put;
 	}
 
-	/* The malformed ones were skipped */
-	if (maps__find(thread->maps, mmap3_d.start + 0x100000 + 0x10) ||
-	    maps__find(thread->maps, mmap3_d.start + 0x200000 + 0x10)) {
-		pr_debug("a malformed MMAP3 made a map\n");
+	if (dso_e == dso_a || dso_e == dso_d) {
+		pr_debug("the file of the MMAP3 with later fields has its own DSO\n");
 		goto out_put;
+	}
+
+	/* The malformed ones were skipped */
+	for (kind = 0; kind < MMAP3_BAD_NR; kind++) {
+		if (maps__find(thread->maps, mmap3__bad_start(kind) + 0x10)) {
+			pr_debug("the malformed MMAP3 %d made a map\n", kind);
+			goto out_put;
+		}
 	}
 	err = TEST_OK;
 out_put:
@@ -464,7 +598,7 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 	dso->id.maj   = major(st->st_dev);
 	dso->id.min   = minor(st->st_dev);
 	dso->id.ino   = st->st_ino;
-	dso->id.mtime = (u64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
+	dso->id.mtime = (s64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
 	if (differs & DSO_DIFFERS__DEV)
 		dso->id.min ^= 1;
 	if (differs & DSO_DIFFERS__INO)
@@ -473,7 +607,7 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 		dso->id.mtime++;
 
 	changed = dso__file_changed(dso, path);
-	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRIu64 ", differs %#x: %s, %#x\n",
+	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRId64 ", differs %#x: %s, %#x\n",
 		 dso->id.maj, dso->id.min, dso->id.ino, dso->id.mtime, differs,
 		 changed ? "changed" : "not changed", dso->disk_differs);
 	if (changed != !!differs || dso->disk_differs != differs) {
@@ -542,7 +676,7 @@ out:
 }
 
 static struct test_case tests__mmap3[] = {
-	TEST_CASE("MMAP3 swapped twice, then once", mmap3_swap),
+	TEST_CASE("MMAP3 from a file of the other endianness", mmap3_swap),
 	TEST_CASE("MMAP3 malformed records", mmap3_check),
 	TEST_CASE("MMAP3 maps and DSO identity from a file", mmap3_session),
 	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),

@@ -6,10 +6,12 @@ Used by the MMAP3 tests to get such files on a kernel that can't record
 them, and to get malformed ones: a COMM, an MMAP3 of a given ELF file and
 samples at its entry point, for one cpu-clock event with
 sample_id_all. The mtime, inode and build id in the record come from the
-file unless given.
+file unless given. With --filename-offset, the record has fields of a
+later kernel, that perf must skip, before the filename.
 
   perf_data_mmap3.py -o perf.data --path /usr/bin/true
   perf_data_mmap3.py -o bad.data --path /usr/bin/true --bad nonul
+  perf_data_mmap3.py -o future.data --path /usr/bin/true --filename-offset 120
 """
 
 import argparse
@@ -19,7 +21,7 @@ import sys
 
 PERF_RECORD_COMM = 3
 PERF_RECORD_SAMPLE = 9
-PERF_RECORD_MMAP3 = 22
+PERF_RECORD_MMAP3 = 63
 PERF_RECORD_MISC_USER = 2
 
 PERF_SAMPLE_IP = 1 << 0
@@ -33,9 +35,10 @@ ATTR_MMAP = 8
 ATTR_COMM = 9
 ATTR_TASK = 13
 ATTR_SAMPLE_ID_ALL = 18
-ATTR_MMAP3 = 38
+ATTR_MMAP3 = 63
 
 ATTR_SIZE = 128
+MMAP3_FIXED = 104       # up to filename, what filename_offset is at least
 FILE_HEADER_SIZE = 104
 PROT_READ, PROT_EXEC = 1, 4
 MAP_PRIVATE = 2
@@ -99,25 +102,37 @@ class Writer:
                  self.pack('II', pid, pid) + name + self.sample_id(pid, pid))
 
     def mmap3(self, pid, start, length, pgoff, st, mtime, build_id,
-              filename, bad=None):
+              filename, bad=None, filename_offset=MMAP3_FIXED):
         bid = build_id[:20]
         bid_size = len(build_id)
         if bad == 'bidsize':
             bid_size = 21 + len(build_id) % 200
-        fixed = self.pack('IIQQQIIQQIIQBBH', pid, pid, start, length, pgoff,
+        # What a later kernel would add before the filename
+        later = b'\xee' * (filename_offset - MMAP3_FIXED)
+        name = filename.encode() + b'\0'
+        name = name.ljust(len(name) + (-(filename_offset + len(name)) % 8),
+                          b'\0')
+        size = filename_offset + len(name) + 16
+        if bad == 'offsetsmall':
+            # In build_id, that perf must not take for the filename
+            filename_offset = MMAP3_FIXED - 8
+        elif bad == 'offsetbig':
+            # At the end of the record
+            filename_offset = size
+        fixed = self.pack('IIQQQIIQQIIqBBH', pid, pid, start, length, pgoff,
                           os.major(st.st_dev), os.minor(st.st_dev),
                           st.st_ino, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-                          mtime, bid_size, 0, 0) + bid.ljust(20, b'\0')
-        assert len(fixed) == 104 - 8
-        name = filename.encode() + b'\0'
-        name = name.ljust((len(name) + 7) & ~7, b'\0')
+                          mtime, bid_size, 0, filename_offset) + \
+            bid.ljust(20, b'\0')
+        assert len(fixed) == MMAP3_FIXED - 8
         if bad == 'nonul':
             # No NUL up to the sample_id trailer, nor in it
             name = name.replace(b'\0', b'A')
-            body = fixed + name + self.pack('IIQ', 0x41414141, 0x41414141,
-                                            0x4141414141414141)
+            body = fixed + later + name + \
+                self.pack('IIQ', 0x41414141, 0x41414141, 0x4141414141414141)
         else:
-            body = fixed + name + self.sample_id(pid, pid)
+            body = fixed + later + name + self.sample_id(pid, pid)
+        assert len(body) + 8 == size
         if bad == 'short':
             # header.size says less than the fixed part
             self.add(PERF_RECORD_MMAP3, PERF_RECORD_MISC_USER, body[:32])
@@ -179,9 +194,15 @@ def main():
     ap.add_argument('--base', type=lambda x: int(x, 0), default=0x555555554000)
     ap.add_argument('--samples', type=int, default=100)
     ap.add_argument('--big-endian', action='store_true')
-    ap.add_argument('--bad', choices=['short', 'bidsize', 'nonul', 'truncate'],
+    ap.add_argument('--bad', choices=['short', 'bidsize', 'nonul', 'offsetsmall',
+                                      'offsetbig', 'truncate'],
                     help='add a malformed MMAP3 record, or truncate the file')
+    ap.add_argument('--filename-offset', type=int, default=MMAP3_FIXED,
+                    help='filename_offset of the good MMAP3 record, the bytes '
+                    f'from {MMAP3_FIXED} to it are made up fields of a later kernel')
     args = ap.parse_args()
+    if not MMAP3_FIXED <= args.filename_offset <= 4096:
+        ap.error(f'--filename-offset must be in [{MMAP3_FIXED}, 4096]')
 
     st = os.stat(args.path)
     entry, (vaddr, offset, filesz), file_bid = elf_info(args.path)
@@ -201,8 +222,8 @@ def main():
     w = Writer(args.big_endian)
     w.comm(args.pid, args.comm)
     w.mmap3(args.pid, start, length, pgoff, st, mtime, bid,
-            args.filename or args.path)
-    if args.bad in ('short', 'bidsize', 'nonul'):
+            args.filename or args.path, filename_offset=args.filename_offset)
+    if args.bad in ('short', 'bidsize', 'nonul', 'offsetsmall', 'offsetbig'):
         w.mmap3(args.pid, start + 0x10000000, length, pgoff, st, mtime, bid,
                 '/bad/' + os.path.basename(args.path), bad=args.bad)
     for _ in range(args.samples):
