@@ -61,6 +61,18 @@ for endian in "" "--big-endian" ; do
 	done
 done
 
+# check_used name file type pattern: perf report resolves the samples in
+# file through its mmap record, and perf report -D shows that record (of
+# type MMAP3 or MMAP2) as pattern says
+check_used() {
+	run "$1-report" "${PERF}" report -i "$2" --stdio
+	grep -q "prog  *\[\.\] _start" "${tmpdir}/$1-report.out" ||
+		fail "$1: the PERF_RECORD_$3 was not used"
+	run "$1-dump" "${PERF}" report -D -i "$2"
+	grep -q "PERF_RECORD_$3 $4\]: r-xp ${prog}\$" "${tmpdir}/$1-dump.out" ||
+		fail "$1: wrong PERF_RECORD_$3 in perf report -D"
+}
+
 # Not malformed: an MMAP3 with fields of a later kernel before its filename,
 # at filename_offset, that perf must skip
 for endian in "" "--big-endian" ; do
@@ -71,21 +83,11 @@ for endian in "" "--big-endian" ; do
 	run "${name}-stats" "${PERF}" report -i "${data}" --stats
 	grep -q "MALFORMED" "${tmpdir}/${name}-stats.out" && fail "${name}: counted as MALFORMED"
 	grep -q "MMAP3 events: *1 " "${tmpdir}/${name}-stats.out" || fail "${name}: no MMAP3 in --stats"
-	run "${name}-report" "${PERF}" report -i "${data}" --stdio
-	grep -q "prog  *\[\.\] _start" "${tmpdir}/${name}-report.out" ||
-		fail "${name}: the record was not used"
-	run "${name}-dump" "${PERF}" report -D -i "${data}"
-	grep -q "PERF_RECORD_MMAP3 .* mtime [0-9]* (.*).*\]: r-xp ${prog}\$" "${tmpdir}/${name}-dump.out" ||
-		fail "${name}: wrong PERF_RECORD_MMAP3 in perf report -D"
+	check_used "${name}" "${data}" MMAP3 ".* mtime [0-9]* (.*).*"
 	# perf inject fails on files of the other endianness, converting or not
 	[ -n "${endian}" ] && continue
 	run "${name}-inject" "${PERF}" inject --convert-mmap3 -i "${data}" -o "${tmpdir}/${name}.mmap2"
-	run "${name}-inject-report" "${PERF}" report -i "${tmpdir}/${name}.mmap2" --stdio
-	grep -q "prog  *\[\.\] _start" "${tmpdir}/${name}-inject-report.out" ||
-		fail "${name}: the converted record was not used"
-	run "${name}-inject-dump" "${PERF}" report -D -i "${tmpdir}/${name}.mmap2"
-	grep -q "PERF_RECORD_MMAP2 .*\]: r-xp ${prog}\$" "${tmpdir}/${name}-inject-dump.out" ||
-		fail "${name}: wrong converted PERF_RECORD_MMAP2"
+	check_used "${name}-inject" "${tmpdir}/${name}.mmap2" MMAP2 ".*"
 done
 
 # A file cut at a page boundary, past the mmapped end of the file
