@@ -13,7 +13,6 @@ series_tree_at_base
 "$TOP/scripts/build-kernel.sh"
 "$TOP/scripts/build-perf.sh"
 "$TOP/scripts/build-tests.sh"
-"$TOP/scripts/initramfs.sh"
 BASELINE=/dev/null "$TOP/scripts/check.sh" upstream || true
 
 res=$OBJ/runs/last/results.tsv

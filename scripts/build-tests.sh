@@ -13,6 +13,9 @@ make -s -C "$SRC/tools/testing/selftests/perf_events" OUTPUT="$OUT/selftests" \
 	KHDR_INCLUDES="-isystem $KBUILD/hdr/include" CC="ccache gcc" \
 	>"$OUT/selftests.log" 2>&1 ||
 	{ cat "$OUT/selftests.log" >&2; die "selftest build failed"; }
+# The programs the guest runs (scripts/guest/run.sh), one a line.
+make -s -C "$SRC/tools/testing/selftests/perf_events" OUTPUT="$OUT/selftests" emit_tests |
+	sed 's/^.*://' >"$OUT/selftests.list"
 
 stage "building the test modules"
 rsync -a --delete --exclude '*.o' --exclude '*.ko' "$TOP/scripts/testmod/" "$OUT/testmod.src/"

@@ -25,25 +25,27 @@
 #                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
 #   selftests      gcc against headers_install's headers     build-essential rsync
 #   test modules   Kbuild M=; rsync of the sources           build-essential rsync
-#   initramfs      busybox, copied into the guest            busybox-static
-#                  cpio, gzip                                cpio (gzip: minbase)
-#   vm.sh          qemu-system-x86_64, SeaBIOS               qemu-system-x86
+#   vm.sh          qemu-system-x86_64, SeaBIOS, -virtfs      qemu-system-x86
 #   host tests     readelf, nm, objcopy                      build-essential (binutils)
 #                  python3 (struct, argparse, bisect:        python3
 #                  the standard library only)
 #                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
 #   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
 #                  spdxcheck.py: modules ply and git         python3-ply python3-git
-#   in the guest   insmod, lsmod: busybox's applets          busybox-static
+#   in the guest   the host's own root, read-only (vm.sh): its sh, mount,
+#                  chroot, su (minbase), perl (init's reboot(2)),
+#                  insmod, lsmod, rmmod                      kmod
+#                  perf test: cc, readelf, objdump           build-essential (binutils)
+#                  perf test: attr.py, the stat linters      python3
 #
-# No step calls kmod, elfutils, libssl-dev or libcap-dev today. They stay
-# for the kernel and perf tests that use them once the guest runs on the
-# host's userspace: depmod, eu-readelf, perf's libcrypto and libcap.
+# No step calls elfutils, libssl-dev or libcap-dev today. They stay for the
+# kernel and perf tests that may use them: eu-readelf, perf's libcrypto and
+# libcap.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.1 build-essential bc bison flex cpio kmod xz-utils git
+PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libssl-dev libcap-dev
-      ccache qemu-system-x86 busybox-static linux-perf elfutils python3 python3-ply
+      ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl"
 [ $# = 0 ] || PKGS="$*"
 

@@ -1,18 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm.sh MODE RUNDIR [TIMEOUT]: boot build/kbuild/$KERNEL with the initramfs,
-# run MODE in the guest (check, upstream, demo, bench, shell), and collect
-# its results in RUNDIR over virtio 9p. The console goes to RUNDIR/console.log.
-# Fails with a clear message on a panic, a hang or a missing result, and on
-# any kernel splat in the guest's dmesg.
+# vm.sh MODE RUNDIR [TIMEOUT]: boot build/kbuild/$KERNEL on the host's own
+# root file system (read-only over virtio 9p; scripts/guest/init lays a
+# tmpfs overlay on it), run MODE in the guest (check, upstream, demo, bench,
+# shell), and collect its results in RUNDIR over a second 9p share. The
+# console goes to RUNDIR/console.log. Fails with a clear message on a
+# panic, a hang or a missing result, and on any kernel splat in the
+# guest's dmesg. RIG_INIT replaces the guest's init (scripts/tests/host/
+# rig-badinput.sh).
 . "$(dirname "$0")/lib.sh"
 
 mode=$1 run=$2 limit=${3:-1800}
 bz=$KBUILD/arch/x86/boot/bzImage
-initrd=$OBJ/initramfs-$KERNEL.cpio.gz
-[ -f "$bz" ] && [ -f "$initrd" ] || die "no kernel or initramfs; run make build"
+init=${RIG_INIT:-$TOP/scripts/guest/init}
+[ -f "$bz" ] || die "no kernel; run make build"
 mkdir -p "$run"
+# The guest sees the host's paths: the root is shared whole.
+root="root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
+rig="rig.mode=MODE rig.top=$TOP rig.obj=$OBJ rig.kernel=$KERNEL"
 
 # Two CPUs, as two sockets: the kernel has no ACPI and finds its CPUs in
 # SeaBIOS's MP table, which lists one CPU per socket; QEMU's "-smp 2" is
@@ -24,8 +30,9 @@ qemu() {
 	[ "$accel" = kvm ] && cpu=host
 	timeout --foreground -k 10 "$t" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 		-smp "$cpus,sockets=$cpus" -m 1G -nographic -no-reboot -nodefaults \
-		-kernel "$bz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 rig.mode=$m ${EXTRA_CMDLINE:-}" \
+		-kernel "$bz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 $root init=$init ${rig/MODE/$m} ${EXTRA_CMDLINE:-}" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$dir,mount_tag=results,security_model=none,multidevs=remap" \
 		"$@"
 }

@@ -8,9 +8,20 @@
 #   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
 #                             scripts/tests/guest2 in a second boot)
 #   artifacts/NAME/           files a guest test leaves for the host tests
+# It runs on the host's userspace (scripts/guest/init), with perf, the
+# selftests and the test modules from build/, at the host's paths.
 mode=$1
 R=/results
-export PERF_EXEC_PATH=/usr/libexec/perf-core
+TOP=${RIG_TOP:?} OBJ=${RIG_OBJ:?} KERNEL=${RIG_KERNEL:?}
+T=$OBJ/tests/$KERNEL
+export PATH=$OBJ/perf:$PATH
+# perf test finds its shell tests in ./tests/shell, and "Setup struct
+# perf_event_attr" runs ./tests/attr.py against ./perf: a directory that
+# looks like tools/perf of a built tree, where perf test runs.
+PT=/tmp/perf-tree
+mkdir -p $PT && ln -sfn "$OBJ/src/tools/perf/tests" $PT/tests &&
+	ln -sfn "$OBJ/perf/perf" $PT/perf
+export PERF_EXEC_PATH=$PT
 cd /tmp || exit 1
 
 info() {
@@ -111,9 +122,9 @@ timed() {
 
 kselftests() {
 	mkdir -p $R/kselftest
-	for t in $(cat /tests/selftests.list); do
+	for t in $(cat $T/selftests.list); do
 		wanted "$t" || continue
-		(cd /tests/selftests && timed "kselftest $t" $R/kselftest/$t.tap timeout 600 ./"$t")
+		(cd $T/selftests && timed "kselftest $t" $R/kselftest/$t.tap timeout 600 ./"$t")
 		echo $? >$R/kselftest/$t.rc
 	done
 }
@@ -121,8 +132,8 @@ kselftests() {
 perftest() {
 	# inject_mmap3.sh leaves its files for the host-side stock perf check.
 	# shellcheck disable=SC2086
-	MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
-		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests
+	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
+		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests)
 	echo $? >$R/perftest.rc
 }
 
@@ -133,7 +144,7 @@ guesttests() {	# directory of scripts
 		n=$(basename "$t" .sh)
 		wanted "$n" || continue
 		mkdir -p $R/artifacts/$n
-		ARTIFACTS=$R/artifacts/$n MODULES=/tests/modules \
+		ARTIFACTS=$R/artifacts/$n MODULES=$T/testmod \
 			timed "$n" $R/guest/$n.log timeout 600 sh "$t"
 		echo $? >$R/guest/$n.rc
 	done
@@ -141,7 +152,7 @@ guesttests() {	# directory of scripts
 
 demo() {
 	w=/tmp/demo && mkdir -p $w && cd $w || return 1
-	insmod /tests/modules/perf_testmod.ko
+	insmod $T/testmod/perf_testmod.ko
 	echo "\$ perf record -a -g -e cpu-clock -- <workload: the test module, perf bench mem memset, dd>"
 	perf record -q -a -g -e cpu-clock -o perf.data -- sh -c \
 		'echo 1500 >/proc/perf_testmod &
@@ -166,14 +177,14 @@ check)
 	info
 	kselftests
 	perftest
-	guesttests /tests/guest
+	guesttests $TOP/scripts/tests/guest
 	;;
-second) info; guesttests /tests/guest2 ;;
+second) info; guesttests $TOP/scripts/tests/guest2 ;;
 upstream) info; kselftests; perftest ;;
 demo) info; demo >$R/demo.log 2>&1 ;;
 bench)
 	info
-	timed mmap3_bench $R/bench.log /tests/selftests/mmap3_bench
+	timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
 	timed record_cost $R/record-cost.log record_cost
 	;;
 *) echo "unknown mode $mode" ;;
