@@ -79,7 +79,7 @@ run_case() {
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
 	cmd="cd $d && HOME=$d perf record -a -e cpu-clock -o $d/perf.data -- \
 		sh -c 'dd if=/dev/zero of=/dev/null bs=64k count=3000 2>/dev/null' >$d/record.log 2>&1"
-	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "$cmd"; fi
+	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "PATH=$PATH; $cmd"; fi
 	rc=$?
 	cat $d/record.log
 	[ $rc = 0 ] || fail "$name: perf record exited $rc"
@@ -91,7 +91,7 @@ run_case() {
 	cmd="cd $d && HOME=$d perf script -i $d/perf.data --show-mmap-events >$d/mmap.txt 2>&1 &&
 	     HOME=$d perf report -i $d/perf.data --stdio --sort sym >$d/report.txt 2>&1 &&
 	     HOME=$d perf script -i $d/perf.data -F ip,sym >$d/samples.txt 2>$d/samples.err"
-	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "$cmd"; fi
+	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "PATH=$PATH; $cmd"; fi
 	rc=$?
 	[ $rc = 0 ] || { cat $d/*.txt $d/samples.err; fail "$name: perf script/report exited $rc"; }
 	grep -E 'PERF_RECORD_MMAP.*\[kernel\.kallsyms\]' $d/mmap.txt

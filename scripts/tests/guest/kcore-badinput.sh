@@ -53,7 +53,7 @@ expect_fail() {
 	snap "$home" >before.$name
 	echo "== $name: perf buildid-cache --kcore $kcore${as:+ (as $as)}"
 	if [ -n "$as" ]; then
-		su "$as" -c "HOME=$home perf buildid-cache --kcore '$kcore'" >out.$name 2>&1
+		su "$as" -c "PATH=$PATH HOME=$home perf buildid-cache --kcore '$kcore'" >out.$name 2>&1
 	else
 		HOME=$home perf buildid-cache --kcore "$kcore" >out.$name 2>&1
 	fi
@@ -95,7 +95,7 @@ echo "this is not a kcore" >$W/notelf/proc/kcore
 expect_fail not-elf "$W/h1" "" $W/notelf/proc/kcore 'not an ELF|not a kcore'
 expect_fail not-elf-cached "$HOME" "" $W/notelf/proc/kcore 'not an ELF|not a kcore'
 mkroot $W/notcore kcore
-cp /usr/bin/perf $W/notcore/proc/kcore
+cp "$(command -v perf)" $W/notcore/proc/kcore
 expect_fail not-core "$W/h1" "" $W/notcore/proc/kcore 'not a kcore|ET_CORE'
 expect_fail not-core-cached "$HOME" "" $W/notcore/proc/kcore 'not a kcore|ET_CORE'
 
