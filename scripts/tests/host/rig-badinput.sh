@@ -9,8 +9,8 @@
 #   with an apt-get that fails);
 # - a base tarball of the wrong version;
 # - a patch that does not apply;
-# - a kernel that does not boot, one that panics, a guest that never powers
-#   off (the real bzImage with an /init that never returns);
+# - a kernel that does not boot, one that panics (no root), a guest that
+#   never powers off (the real bzImage with an init that never returns);
 # - a test binary that crashes (its TAP stops early).
 set -u
 
@@ -128,21 +128,20 @@ expect "patch does not apply" '0001-bad\.patch' 'file\.c' 'does not apply' -- \
 if [ -f "$bz" ] && command -v qemu-system-x86_64 >/dev/null; then
 	scratch
 	o=$tmp/p/build
-	mkdir -p "$o/kbuild/default/arch/x86/boot" "$tmp/root"
-	cp /bin/busybox "$tmp/root/busybox"
-	(cd "$tmp/root" && echo busybox | cpio -o -H newc --quiet) | gzip >"$o/initramfs-default.cpio.gz"
+	mkdir -p "$o/kbuild/default/arch/x86/boot"
 	head -c 1M /dev/zero >"$o/kbuild/default/arch/x86/boot/bzImage"
 	expect "kernel that does not boot" 'stopped without a result|did not power off' -- \
 		env OBJ="$o" ACCEL=tcg bash "$tmp/p/scripts/vm.sh" check "$o/run1" 30
 	cp "$bz" "$o/kbuild/default/arch/x86/boot/bzImage"
-	expect "kernel that panics (no /init)" 'panicked' -- \
-		env OBJ="$o" ACCEL=tcg bash "$tmp/p/scripts/vm.sh" check "$o/run2" 60
-	mkdir -p "$tmp/root/dev"
-	printf '#!/busybox sh\n/busybox mount -t devtmpfs dev /dev\necho rig-init-sleeps >/dev/ttyS0\n/busybox sleep 100000\n' >"$tmp/root/init"
-	chmod +x "$tmp/root/init"
-	(cd "$tmp/root" && printf 'busybox\ndev\ninit\n' | cpio -o -H newc --quiet) | gzip >"$o/initramfs-default.cpio.gz"
+	# The last rootfstype= wins: a root that cannot be mounted.
+	expect "kernel that panics (no root)" 'panicked' -- \
+		env OBJ="$o" ACCEL=tcg EXTRA_CMDLINE=rootfstype=nosuchfs \
+		bash "$tmp/p/scripts/vm.sh" check "$o/run2" 60
+	# The guest sees the host's root: an init of ours, from $tmp.
+	printf '#!/bin/sh\nmount -t devtmpfs dev /dev\necho rig-init-sleeps >/dev/ttyS0\nexec sleep 100000\n' >"$tmp/init"
+	chmod +x "$tmp/init"
 	expect "guest that never powers off" 'did not power off within 30s' -- \
-		env OBJ="$o" ACCEL=tcg bash "$tmp/p/scripts/vm.sh" check "$o/run3" 30
+		env OBJ="$o" ACCEL=tcg RIG_INIT="$tmp/init" bash "$tmp/p/scripts/vm.sh" check "$o/run3" 30
 	grep -q rig-init-sleeps "$o/run3/console.log" ||
 		fail "guest that never powers off: its /init did not run (a slow boot, not a hang)"
 else
