@@ -3,6 +3,8 @@
 #
 # Build perf from the patched tree into build/perf (or $PERF_OUT), with
 # libelf, libdw, slang and zlib; the rest is off to keep the build short.
+# Without libpython perf test would run tests/attr.py without an interpreter
+# ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
 # PERF_SAN=1 builds with ASan and UBSan into build/perf-san.
 . "$(dirname "$0")/lib.sh"
 
@@ -30,6 +32,7 @@ stage "building perf${PERF_SAN:+ (ASan+UBSan)}"
 make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="ccache gcc" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
 	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBBPF=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
+	PYTHON_WORD=python3 \
 	WERROR=1 "${extra[@]}" perf >"$OUT/build.log" 2>&1 ||
 	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
 opts=$("$OUT/perf" version --build-options)
