@@ -69,7 +69,8 @@ pd=$(sed -n 's/.*) @ \(0x[0-9a-f]*\).*/\1/p' kmmap-D.txt)
 
 # The module's record too: its start is where /proc/modules has it.
 mbase=$(awk '$1 == "perf_testmod" { print $6 }' /proc/modules)
-mrec=$(grep -E 'PERF_RECORD_MMAP[0-9]* .*\[perf_testmod\]$' script-mmap.txt | sed -n 's/.*\[\(0x[0-9a-f]*\)(.*/\1/p')
+# Named by its file when perf finds it under /lib/modules/$(uname -r).
+mrec=$(grep -E 'PERF_RECORD_MMAP[0-9]* .*(\[perf_testmod\]|/perf_testmod\.ko)$' script-mmap.txt | sed -n 's/.*\[\(0x[0-9a-f]*\)(.*/\1/p')
 [ -n "$mrec" ] && [ "$(norm "$mrec")" = "$(norm "$mbase")" ] ||
 	fail "the [perf_testmod] mmap record starts at '$mrec', /proc/modules says $mbase"
 

@@ -69,6 +69,10 @@ check_samples() {
 	}'
 }
 
+# as_user COMMAND...: run it as uid 1000 ("user"), with our environment
+# (PATH: our perf). setpriv, not su: no account and no PAM needed.
+as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+
 # run_case NAME USER KPTR_RESTRICT
 run_case() {
 	name=$1 user=$2
@@ -79,7 +83,7 @@ run_case() {
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
 	cmd="cd $d && HOME=$d perf record -a -e cpu-clock -o $d/perf.data -- \
 		sh -c 'dd if=/dev/zero of=/dev/null bs=64k count=3000 2>/dev/null' >$d/record.log 2>&1"
-	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "PATH=$PATH; $cmd"; fi
+	if [ "$user" = root ]; then sh -c "$cmd"; else as_user sh -c "$cmd"; fi
 	rc=$?
 	cat $d/record.log
 	[ $rc = 0 ] || fail "$name: perf record exited $rc"
@@ -91,7 +95,7 @@ run_case() {
 	cmd="cd $d && HOME=$d perf script -i $d/perf.data --show-mmap-events >$d/mmap.txt 2>&1 &&
 	     HOME=$d perf report -i $d/perf.data --stdio --sort sym >$d/report.txt 2>&1 &&
 	     HOME=$d perf script -i $d/perf.data -F ip,sym >$d/samples.txt 2>$d/samples.err"
-	if [ "$user" = root ]; then sh -c "$cmd"; else su "$user" -c "PATH=$PATH; $cmd"; fi
+	if [ "$user" = root ]; then sh -c "$cmd"; else as_user sh -c "$cmd"; fi
 	rc=$?
 	[ $rc = 0 ] || { cat $d/*.txt $d/samples.err; fail "$name: perf script/report exited $rc"; }
 	grep -E 'PERF_RECORD_MMAP.*\[kernel\.kallsyms\]' $d/mmap.txt

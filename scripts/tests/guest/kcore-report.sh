@@ -18,6 +18,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 kptr=$(cat /proc/sys/kernel/kptr_restrict)
 echo 0 >/proc/sys/kernel/kptr_restrict
 trap 'echo $kptr >/proc/sys/kernel/kptr_restrict' EXIT
+# The cache must be perf's only source: perf takes a vmlinux, and module
+# files, from /lib/modules/$(uname -r) before it (scripts/guest/init links
+# them there). Hidden while this test runs.
+lm=/lib/modules/$(uname -r)
+if [ -e "$lm" ]; then
+	mv "$lm" "$lm.hidden" &&
+		trap 'mv "$lm.hidden" "$lm"; echo $kptr >/proc/sys/kernel/kptr_restrict' EXIT
+fi
 rmmod perf_testmod2 2>/dev/null
 lsmod | grep -q '^perf_testmod ' || insmod "$MODULES/perf_testmod.ko" ||
 	fail "cannot load perf_testmod"

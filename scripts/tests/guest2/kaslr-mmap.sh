@@ -4,4 +4,4 @@
 # The same as scripts/tests/guest/kaslr-mmap.sh, in the second boot, where
 # KASLR chose another offset: scripts/tests/host/kaslr-relocate.sh checks
 # the relocation for both boots.
-exec sh "$(dirname "$0")/../guest/kaslr-mmap.sh" "$@"
+exec bash "$(dirname "$0")/../guest/kaslr-mmap.sh" "$@"
