@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build perf from the patched tree into build/perf (or $PERF_OUT), with
-# libelf, libdw, slang and zlib; the rest is off to keep the build short.
+# libelf, libdw, slang, zlib and zstd; the rest is off to keep the build
+# short.
 # Without libpython perf test would run tests/attr.py without an interpreter
 # ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
 # PERF_SAN=1 builds with ASan and UBSan into build/perf-san.
@@ -37,7 +38,7 @@ make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="ccache gcc" \
 	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
 opts=$("$OUT/perf" version --build-options)
 # libdw shows as dwarf and libdw-dwarf-unwind.
-for f in libelf dwarf libslang zlib; do
+for f in libelf dwarf libslang zlib zstd; do
 	grep -Eq "^ +$f: \[ on" <<<"$opts" ||
 		die "perf was built without $f:
 $opts"

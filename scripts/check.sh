@@ -104,7 +104,7 @@ if [ -s "$run/times" ]; then
 	awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' "$run/times" |
 		sort -nr | head -5
 fi
-grep -E '^ +(libelf|dwarf|libslang|zlib):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'
+grep -E '^ +(libelf|dwarf|libslang|zlib|zstd):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'
 
 stage "results (${run#$TOP/})"
 "$TOP/scripts/report.sh" "$run"

@@ -20,6 +20,7 @@
 #                  ccache gcc                                ccache
 #   perf build     flex, bison, gcc; libelf, libdw, slang,   libelf-dev libdw-dev
 #                  zlib (build-perf.sh fails without one)    libslang2-dev zlib1g-dev
+#                  zstd: perf record -z (the Zstd test)      libzstd-dev
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
 #                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
@@ -44,7 +45,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
-      libelf-dev libdw-dev libslang2-dev zlib1g-dev libssl-dev libcap-dev
+      libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl"
 [ $# = 0 ] || PKGS="$*"
