@@ -21,6 +21,7 @@
 #   perf build     flex, bison, gcc; libelf, libdw, slang,   libelf-dev libdw-dev
 #                  zlib (build-perf.sh fails without one)    libslang2-dev zlib1g-dev
 #                  zstd: perf record -z (the Zstd test)      libzstd-dev
+#                  sys/sdt.h: "Probe SDT events"             systemtap-sdt-dev
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
 #                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
@@ -33,11 +34,13 @@
 #                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
 #   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
 #                  spdxcheck.py: modules ply and git         python3-ply python3-git
-#   in the guest   the host's own root, read-only (vm.sh): its sh, mount,
-#                  chroot, su (minbase), perl (init's reboot(2)),
+#   in the guest   the host's own root, read-only (vm.sh): its bash, mount,
+#                  chroot, setpriv (minbase), perl (init's reboot(2)),
 #                  insmod, lsmod, rmmod                      kmod
 #                  perf test: cc, readelf, objdump           build-essential (binutils)
 #                  perf test: attr.py, the stat linters      python3
+#                  perf test: ping ::1 (probe inet_pton),    iputils-ping
+#                  init: ip link set lo up                   iproute2
 #
 # No step calls elfutils, libssl-dev or libcap-dev today. They stay for the
 # kernel and perf tests that may use them: eu-readelf, perf's libcrypto and
@@ -47,7 +50,7 @@
 PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
-      rsync python3-dev python3-git perl"
+      rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

@@ -6,8 +6,9 @@
 # the line "N passed, N failed, N skipped", and exit non-zero on a failure.
 #
 # Upstream's own tests are judged against scripts/upstream-baseline.txt:
-# one that passed on the unpatched base must pass; one that failed there is
-# reported as skipped, with the reason recorded in the baseline.
+# one that passed on the unpatched base must pass (a skip is a failure);
+# one that failed or skipped there is reported as skipped, with the reason
+# recorded in the baseline.
 . "$(dirname "$0")/lib.sh"
 
 run=$1
@@ -97,9 +98,13 @@ if [ -f "$baseline" ]; then
 	NR == FNR { if ($0 !~ /^#/) { base[$1 "\t" $2] = $3; why[$1 "\t" $2] = $4 }; next }
 	{
 		k = $2 "\t" $3
-		if (k in base && $1 == "fail") {
-			if (base[k] == "pass") $4 = "regression: passed on the base; " $4
-			else { $1 = "skip"; $4 = "fails on the base too: " why[k] }
+		if (k in base && base[k] == "pass" && $1 != "pass") {
+			# A skip where the base passed is lost coverage, not a reason.
+			$4 = "regression: passed on the base; " $4; $1 = "fail"
+		} else if (k in base && base[k] == "fail" && $1 == "fail") {
+			$1 = "skip"; $4 = "fails on the base too: " why[k]
+		} else if (k in base && $1 == "skip") {
+			$4 = why[k]
 		}
 		print
 	}' "$baseline" "$out" >"$out.tmp" && mv "$out.tmp" "$out"

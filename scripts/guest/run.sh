@@ -33,10 +33,9 @@ info() {
 	} >$R/info.txt 2>&1
 }
 
-# now: a time stamp in ns, from GNU date (busybox's has no %N; busybox sh
-# runs its own applet for a plain "date").
+# now: a time stamp in ns
 now() {
-	/usr/bin/date +%s%N
+	date +%s%N
 }
 
 # The cost of perf record after its workload exits, system wide, with the
@@ -52,13 +51,13 @@ record_cost() {
 	# perf.data. (cpu-clock would do, but without high resolution timers
 	# in this kernel it samples at HZ at most.)
 	cat >work.sh <<-'EOS'
-		/usr/bin/date +%s%N >start
+		date +%s%N >start
 		timeout 2 dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null &
 		for i in 1 2; do
 			perf bench mem memset -s 256MB -l 1 >/dev/null 2>&1
 		done
 		wait
-		/usr/bin/date +%s%N >end
+		date +%s%N >end
 	EOS
 	# No throttling of a fault per sample (the rate first: with the CPU
 	# time limit off, the kernel refuses to change it).
@@ -144,8 +143,8 @@ perftest() {
 	echo $? >$R/perftest.rc
 }
 
-# Our scripts were written for busybox sh, whose arithmetic wraps at 64
-# bits like bash's: dash saturates 0xffffffff81000000 to INT64_MAX.
+# Our scripts run under bash, whose arithmetic wraps at 64 bits: dash
+# saturates 0xffffffff81000000 to INT64_MAX.
 guesttests() {	# directory of scripts
 	mkdir -p $R/guest $R/artifacts
 	for t in $1/*.sh; do

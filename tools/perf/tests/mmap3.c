@@ -17,6 +17,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+#include <linux/zalloc.h>
 #include <perf/event.h>
 #include "build-id.h"
 #include "debug.h"
@@ -309,6 +310,71 @@ static int test__mmap3_swap(struct test_suite *test __maybe_unused,
 	return err;
 }
 
+/*
+ * An MMAP2 record with PERF_RECORD_MISC_MMAP_BUILD_ID has the build id
+ * where the device and inode numbers are otherwise: its DSO gets the build
+ * id, in its id too, and no device or inode numbers made of build id bytes.
+ */
+static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
+				int subtest __maybe_unused)
+{
+	const char *filename = "/usr/lib/libmmap2bid.so";
+	struct perf_sample sample = { .cpumode = PERF_RECORD_MISC_USER, };
+	size_t size = PERF_ALIGN(offsetof(struct perf_record_mmap2, filename) +
+				 strlen(filename) + 1, sizeof(u64));
+	union perf_event *event = zalloc(size);
+	struct machines machines;
+	struct thread *thread;
+	struct map *map;
+	struct dso *dso;
+	int err = TEST_FAIL, i;
+
+	TEST_ASSERT_VAL("can't allocate event", event);
+	event->header.type = PERF_RECORD_MMAP2;
+	event->header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	event->header.size = size;
+	event->mmap2.pid   = TEST_PID;
+	event->mmap2.tid   = TEST_TID;
+	event->mmap2.start = 0x7f0000100000;
+	event->mmap2.len   = 0x2000;
+	event->mmap2.prot  = PROT_READ | PROT_EXEC;
+	event->mmap2.flags = MAP_PRIVATE;
+	event->mmap2.build_id_size = BUILD_ID_SIZE;
+	for (i = 0; i < BUILD_ID_SIZE; i++)
+		event->mmap2.build_id[i] = 0xa0 + i;
+	strcpy(event->mmap2.filename, filename);
+
+	machines__init(&machines);
+	machine__process_mmap2_event(&machines.host, event, &sample);
+	thread = machine__find_thread(&machines.host, TEST_PID, TEST_TID);
+	map = thread ? maps__find(thread->maps, event->mmap2.start + 0x10) : NULL;
+	if (!map) {
+		pr_debug("no map for the MMAP2 event\n");
+		goto out;
+	}
+	dso = map->dso;
+	pr_debug("%s: %x:%x %" PRIu64 " generation %" PRIu64 ", build id size %zu\n",
+		 dso->long_name, dso->id.maj, dso->id.min, dso->id.ino,
+		 dso->id.ino_generation, dso->bid.size);
+	if (dso->id.maj || dso->id.min || dso->id.ino || dso->id.ino_generation) {
+		pr_debug("FAILED: build id bytes taken for the device and inode numbers\n");
+		goto out;
+	}
+	if (!dso->has_build_id || dso->bid.size != BUILD_ID_SIZE ||
+	    memcmp(dso->bid.data, event->mmap2.build_id, BUILD_ID_SIZE) ||
+	    dso->id.bid.size != BUILD_ID_SIZE ||
+	    memcmp(dso->id.bid.data, event->mmap2.build_id, BUILD_ID_SIZE)) {
+		pr_debug("FAILED: the DSO doesn't have the recorded build id\n");
+		goto out;
+	}
+	err = TEST_OK;
+out:
+	thread__put(thread);
+	machines__exit(&machines);
+	free(event);
+	return err;
+}
+
 /* The kinds of malformed records perf_event__check_mmap3() catches */
 enum mmap3_bad {
 	MMAP3_BAD_SHORT,		/* header.size doesn't even cover the fixed part */
@@ -579,20 +645,38 @@ static int test__mmap3_session(struct test_suite *test __maybe_unused,
 	return err;
 }
 
+/* What dso__fprintf_changed() says at verbosity level v */
+static char *fprintf_changed(struct dso *dso, int v, size_t *size)
+{
+	int saved_verbose = verbose;
+	char *buf = NULL;
+	FILE *fp;
+
+	fp = open_memstream(&buf, size);
+	if (!fp)
+		return NULL;
+	verbose = v;
+	dso__fprintf_changed(dso, fp, "");
+	verbose = saved_verbose;
+	fclose(fp);
+	return buf;
+}
+
 /*
  * A DSO whose recorded identity is the one of the file at path, but for
  * what is in differs, checked against that file: dso__file_changed() must
- * find exactly that, and its warning must name it.
+ * find exactly that, and its warning must name it. A device that differs
+ * alone is not a change: on btrfs and overlayfs stat() gives another one
+ * than the recorded superblock's.
  */
 static int file_changed_check(const char *path, const struct stat *st, u8 differs,
 			      const char *names)
 {
 	struct dso *dso = dso__new(path);
-	char *buf = NULL, *line;
+	char *buf = NULL, expected[128];
 	size_t size = 0;
 	int err = TEST_FAIL;
 	bool changed;
-	FILE *fp;
 
 	TEST_ASSERT_VAL("dso__new", dso);
 	dso->id.maj   = major(st->st_dev);
@@ -610,6 +694,8 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRId64 ", differs %#x: %s, %#x\n",
 		 dso->id.maj, dso->id.min, dso->id.ino, dso->id.mtime, differs,
 		 changed ? "changed" : "not changed", dso->disk_differs);
+	if (!(differs & (DSO_DIFFERS__INO | DSO_DIFFERS__MTIME)))
+		differs = 0;
 	if (changed != !!differs || dso->disk_differs != differs) {
 		pr_debug("FAILED: expected %#x to be found to differ\n", differs);
 		goto out;
@@ -626,15 +712,23 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 		goto out;
 	}
 
-	fp = open_memstream(&buf, &size);
-	if (!fp)
-		goto out;
-	dso__fprintf_changed(dso, fp, "");
-	fclose(fp);
+	/* One line, that names the file and what differs */
+	buf = fprintf_changed(dso, 0, &size);
 	pr_debug("%s", buf ?: "");
-	line = buf ? strstr(buf, "\n  differs:  ") : NULL;
-	if (!line || strncmp(line + 13, names, strlen(names)) || line[13 + strlen(names)] != '\n') {
-		pr_debug("FAILED: the warning doesn't say that %s differ\n", names);
+	snprintf(expected, sizeof(expected), "WARNING: %s changed after it was profiled (differs: %s): ",
+		 path, names);
+	if (!buf || strncmp(buf, expected, strlen(expected)) || strchr(buf, '\n') != buf + size - 1) {
+		pr_debug("FAILED: the warning isn't one line that says that %s differ\n", names);
+		goto out;
+	}
+
+	/* With -v, the mtimes follow, in UTC */
+	free(buf);
+	buf = fprintf_changed(dso, 1, &size);
+	pr_debug("%s", buf ?: "");
+	if (!buf || !strstr(buf, "\n  recorded: mtime ") || !strstr(buf, "\n  now:      mtime ") ||
+	    !strstr(buf, " UTC, inode ")) {
+		pr_debug("FAILED: -v doesn't say the recorded and the current mtime, in UTC\n");
 		goto out;
 	}
 	err = TEST_OK;
@@ -663,9 +757,11 @@ static int test__mmap3_file_changed(struct test_suite *test __maybe_unused,
 	}
 
 	if (file_changed_check(path, &st, 0, "") ||
-	    file_changed_check(path, &st, DSO_DIFFERS__DEV, "device") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__DEV, "") ||
 	    file_changed_check(path, &st, DSO_DIFFERS__INO, "inode") ||
 	    file_changed_check(path, &st, DSO_DIFFERS__MTIME, "mtime") ||
+	    file_changed_check(path, &st, DSO_DIFFERS__DEV | DSO_DIFFERS__MTIME,
+			       "device, mtime") ||
 	    file_changed_check(path, &st, DSO_DIFFERS__DEV | DSO_DIFFERS__INO | DSO_DIFFERS__MTIME,
 			       "device, inode, mtime"))
 		goto out;
@@ -680,6 +776,7 @@ static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 malformed records", mmap3_check),
 	TEST_CASE("MMAP3 maps and DSO identity from a file", mmap3_session),
 	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),
+	TEST_CASE("MMAP2 with a build id: no inode identity", mmap2_build_id),
 	{ .name = NULL, }
 };
 

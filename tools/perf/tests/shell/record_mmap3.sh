@@ -5,7 +5,8 @@
 # Run a copy of perf whose mtime was set with touch -d to a known instant,
 # ns included, and check its MMAP3 record: mtime, device and inode from
 # stat and build id, read from the ELF file by 'perf buildid-list -i', with
-# --buildid-mmap, none without. Needs a kernel with PERF_RECORD_MMAP3.
+# --buildid-mmap, none without. An event that fails for another reason
+# must get its own error. Needs a kernel with PERF_RECORD_MMAP3.
 #
 # MMAP3_TEST_PROG: the ELF executable to copy and run (default: perf), it
 # is run with --version.
@@ -123,6 +124,22 @@ if ! perf record --mmap3 -e cpu-clock -o "${data}" -- "${prog}" --version > /dev
 else
 	check "without --buildid-mmap" ""
 fi
+
+# MMAP3 is probed for on its own: an event that the kernel rejects for
+# another reason, here a sample period with bit 63 set, gets its own error,
+# with or without --mmap3, and MMAP3 is not blamed nor turned off.
+for opt in "" "--mmap3" ; do
+	if perf record -v ${opt} -e cpu-clock -c 9223372036854775808 -o "${data}.bad" \
+			-- true > "${tmpdir}/bad.err" 2>&1 ; then
+		echo "FAIL: perf record ${opt} with an invalid period didn't fail"
+		err=1
+	elif grep -q MMAP3 "${tmpdir}/bad.err" ||
+	     ! sed -n '/^Error:/,$p' "${tmpdir}/bad.err" | grep -q "(cpu-clock)" ; then
+		echo "FAIL: perf record ${opt} with an invalid period: MMAP3 blamed, or not its own error"
+		cat "${tmpdir}/bad.err"
+		err=1
+	fi
+done
 
 # perf report --stats counts them
 if ! perf report -i "${data}" --stats 2>/dev/null | grep -q "MMAP3 events: *[1-9]" ; then

@@ -10,10 +10,11 @@
 #  - replaced, with the copy in the build id cache, perf report resolves
 #    from the copy and doesn't warn;
 #  - with PERF_RECORD_MMAP3 and no build ids (-B), touched only: warns.
-# The warnings must say what differs: the build id of the replaced file,
-# the mtime of the touched one, and its device only when the recorded one
-# is not stat()'s st_dev (btrfs, overlayfs). A difference of the device
-# alone is checked by perf test "PERF_RECORD_MMAP3", that makes one up.
+# The warnings, one line a file and one hint after them, must say what
+# differs: the build id of the replaced file, the mtime of the touched one
+# (in UTC at -v), and its device only when the recorded one is not
+# stat()'s st_dev (btrfs, overlayfs). That a device that differs alone is
+# no change is checked by perf test "PERF_RECORD_MMAP3".
 # Works with PERF_RECORD_MMAP2 too, but for the last check.
 #
 # MMAP3_TEST_PROG: the perf binary to copy and run (default: perf's)
@@ -74,7 +75,7 @@ resolved() {
 
 # What the warning in $1 says differs
 differs() {
-	sed -n 's/^ *differs:  //p' "$1" | head -1
+	sed -n 's/^WARNING: .* changed after it was profiled (differs: \(.*\)): .*/\1/p' "$1" | head -1
 }
 
 perf_record nocache nocache -N
@@ -110,6 +111,13 @@ case "$(differs "${tmpdir}/nocache.err")" in
 	err=1
 	;;
 esac
+# One line for the file, and the hint once, after the warnings
+if [ "$(grep -c "${warning}" "${tmpdir}/nocache.err")" != 1 ] ||
+   [ "$(grep -c "^To keep the profiled files" "${tmpdir}/nocache.err")" != 1 ] ||
+   ! tail -3 "${tmpdir}/nocache.err" | grep -q "^To keep the profiled files" ; then
+	echo "FAIL: a replaced file: not one line of warning, then one hint, on stderr"
+	err=1
+fi
 [ ${err} -ne 0 ] && cat "${tmpdir}/out" "${tmpdir}/nocache.err"
 
 perf_report cache cache > "${tmpdir}/out"
@@ -130,7 +138,7 @@ if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
 		cat "${tmpdir}/out" "${tmpdir}/nobuildid.err"
 		err=1
 	fi
-	touch -d "2001-02-03 04:05:06" "${prog}"
+	TZ=UTC touch -d "2001-02-03 04:05:06" "${prog}"
 	expected="mtime"
 	recorded_dev=$(mmap3_lines "${tmpdir}/nobuildid.data" "${prog}" | head -1 | mmap3_field_dev)
 	[ "${recorded_dev}" != "$(mmap3_stat_dev "${prog}")" ] && expected="device, mtime"
@@ -142,6 +150,13 @@ if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
 	elif [ "$(differs "${tmpdir}/nobuildid.err")" != "${expected}" ] ; then
 		echo "FAIL: MMAP3, touched file: warned, but not that only its ${expected} differ"
 		cat "${tmpdir}/nobuildid.err"
+		err=1
+	fi
+	# -v says the mtime in UTC, whatever TZ says
+	if ! TZ=JST-9 perf --buildid-dir "${tmpdir}/nocache" report -v -i "${tmpdir}/nobuildid.data" \
+			--stdio 2>&1 > /dev/null |
+	     grep -q "^  now: *mtime 2001-02-03 04:05:06.000000000 UTC," ; then
+		echo "FAIL: MMAP3, touched file: perf report -v doesn't say its mtime in UTC"
 		err=1
 	fi
 else
