@@ -32,6 +32,7 @@
 #                  python3 (struct, argparse, bisect:        python3
 #                  the standard library only)
 #                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
+#                  hotspot-perfparser (perfparser.sh)        hotspot
 #   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
 #                  spdxcheck.py: modules ply and git         python3-ply python3-git
 #   in the guest   the host's own root, read-only (vm.sh): its bash, mount,
@@ -41,6 +42,7 @@
 #                  perf test: attr.py, the stat linters      python3
 #                  perf test: ping ::1 (probe inet_pton),    iputils-ping
 #                  init: ip link set lo up                   iproute2
+#                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
 #
 # No step calls elfutils, libssl-dev or libcap-dev today. They stay for the
 # kernel and perf tests that may use them: eu-readelf, perf's libcrypto and
@@ -50,7 +52,8 @@
 PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
-      rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping"
+      rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
+      btrfs-progs hotspot"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

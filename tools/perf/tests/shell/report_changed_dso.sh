@@ -9,7 +9,8 @@
 #    in the --stdio header, and doesn't resolve against it;
 #  - replaced, with the copy in the build id cache, perf report resolves
 #    from the copy and doesn't warn;
-#  - with PERF_RECORD_MMAP3 and no build ids (-B), touched only: warns.
+#  - with PERF_RECORD_MMAP3 and no build ids (-B): untouched, no warning;
+#    touched only, or replaced: warns.
 # The warnings, one line a file and one hint after them, must say what
 # differs: the build id of the replaced file, the mtime of the touched one
 # (in UTC at -v), and its device only when the recorded one is not
@@ -19,13 +20,17 @@
 #
 # MMAP3_TEST_PROG: the perf binary to copy and run (default: perf's)
 # MMAP3_TEST_OTHER_PROG: another build to replace it with (default: sh or ls)
+# MMAP3_TEST_DIR: where to put the copy (default: /tmp), for a file system
+# whose stat() device is not the superblock's, like btrfs and overlayfs
 
 . "$(dirname "$0")"/lib/mmap3.sh
 
 err=0
-tmpdir=$(mktemp -d /tmp/__perf_test_mmap3.XXXXXX)
+tmpdir=$(mktemp -d "${MMAP3_TEST_DIR:-/tmp}/__perf_test_mmap3.XXXXXX")
 prog="${tmpdir}/prog"
 warning="WARNING: ${prog} changed after it was profiled"
+# Where nothing changed, no file at all is warned about
+any_warning="changed after it was profiled"
 
 cleanup() {
 	rm -rf "${tmpdir}"
@@ -82,8 +87,8 @@ perf_record nocache nocache -N
 perf_record cache cache
 
 perf_report nocache nocache > "${tmpdir}/out"
-if ! resolved "${tmpdir}/out" || grep -q "${warning}" "${tmpdir}/out" "${tmpdir}/nocache.err" ; then
-	echo "FAIL: untouched file: not resolved, or warned about"
+if ! resolved "${tmpdir}/out" || grep -q "${any_warning}" "${tmpdir}/out" "${tmpdir}/nocache.err" ; then
+	echo "FAIL: untouched files: not resolved, or warned about"
 	cat "${tmpdir}/out" "${tmpdir}/nocache.err"
 	err=1
 fi
@@ -121,7 +126,7 @@ fi
 [ ${err} -ne 0 ] && cat "${tmpdir}/out" "${tmpdir}/nocache.err"
 
 perf_report cache cache > "${tmpdir}/out"
-if ! resolved "${tmpdir}/out" || grep -q "${warning}" "${tmpdir}/out" "${tmpdir}/cache.err" ; then
+if ! resolved "${tmpdir}/out" || grep -q "${any_warning}" "${tmpdir}/out" "${tmpdir}/cache.err" ; then
 	echo "FAIL: replaced file with a build id cache copy: not resolved from the copy, or warned about"
 	cat "${tmpdir}/out" "${tmpdir}/cache.err"
 	err=1
@@ -133,8 +138,8 @@ if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
 	cp "${src}" "${prog}"
 	perf_record nobuildid nocache "--mmap3 -B"
 	perf_report nobuildid nocache > "${tmpdir}/out"
-	if ! resolved "${tmpdir}/out" || grep -q "${warning}" "${tmpdir}/nobuildid.err" ; then
-		echo "FAIL: MMAP3, untouched file: not resolved, or warned about"
+	if ! resolved "${tmpdir}/out" || grep -q "${any_warning}" "${tmpdir}/nobuildid.err" ; then
+		echo "FAIL: MMAP3, untouched files: not resolved, or warned about"
 		cat "${tmpdir}/out" "${tmpdir}/nobuildid.err"
 		err=1
 	fi
@@ -157,6 +162,16 @@ if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
 			--stdio 2>&1 > /dev/null |
 	     grep -q "^  now: *mtime 2001-02-03 04:05:06.000000000 UTC," ; then
 		echo "FAIL: MMAP3, touched file: perf report -v doesn't say its mtime in UTC"
+		err=1
+	fi
+	# Replaced: without a build id, its inode says it is another file
+	cp "${other}" "${prog}.new"
+	mv "${prog}.new" "${prog}"
+	perf_report nobuildid nocache > "${tmpdir}/out"
+	if [ "$(grep -c "${any_warning}" "${tmpdir}/nobuildid.err")" != 1 ] ||
+	   ! grep -q "${warning} (differs: [a-z, ]*inode" "${tmpdir}/nobuildid.err" ; then
+		echo "FAIL: MMAP3, replaced file: not one warning, that names it and its inode"
+		cat "${tmpdir}/nobuildid.err"
 		err=1
 	fi
 else
