@@ -131,15 +131,8 @@ kselftests() {
 perftest() {
 	# inject_mmap3.sh leaves its files for the host-side stock perf check.
 	# shellcheck disable=SC2086
-	# perftest-times: each line of perf test's with the seconds since it
-	# started, to tell the slow tests.
 	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
-		timed "perf test${tests:+ $tests}" $R/perftest.log bash -c '
-			set -o pipefail
-			timeout 1500 perf test "$@" 2>&1 | while IFS= read -r l; do
-				printf "%s\n" "$l"
-				printf "%d %s\n" $SECONDS "$l" >>/results/perftest-times
-			done' perftest $tests)
+		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests)
 	echo $? >$R/perftest.rc
 }
 
