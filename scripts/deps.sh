@@ -33,6 +33,7 @@
 #                  the standard library only)
 #                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
 #                  hotspot-perfparser (perfparser.sh)        hotspot
+#                  libc's symbols, for perf and perfparser   libc6-dbg
 #   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
 #                  spdxcheck.py: modules ply and git         python3-ply python3-git
 #   in the guest   the host's own root, read-only (vm.sh): its bash, mount,
@@ -53,7 +54,7 @@ PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
-      btrfs-progs hotspot"
+      btrfs-progs hotspot libc6-dbg"
 [ $# = 0 ] || PKGS="$*"
 
 missing=
