@@ -41,6 +41,7 @@
 #                  insmod, lsmod, rmmod                      kmod
 #                  perf test: cc, readelf, objdump           build-essential (binutils)
 #                  perf test: attr.py, the stat linters      python3
+#                  perf test: attr.py's workload, kill       procps
 #                  perf test: ping ::1 (probe inet_pton),    iputils-ping
 #                  init: ip link set lo up                   iproute2
 #                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
@@ -54,7 +55,7 @@ PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
-      btrfs-progs hotspot libc6-dbg"
+      btrfs-progs hotspot libc6-dbg procps"
 [ $# = 0 ] || PKGS="$*"
 
 missing=
