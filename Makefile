@@ -7,9 +7,9 @@ S := scripts
 KERNEL ?= default
 export KERNEL TESTS
 
-.PHONY: help deps tree kernel perf perf-san tests build check demo \
-	shell bench upstream baseline export reset-tree mbox series-check \
-	fresh-check clean
+.PHONY: help deps tree kernel perf perf-san perf-fuzz tests build check demo \
+	shell bench fuzz fuzz-seeds upstream baseline export reset-tree mbox \
+	series-check fresh-check clean
 
 help:
 	@sed -n '/^## Make targets/,/^## Layout/{/^    /p}' README.md
@@ -32,6 +32,9 @@ perf: tree
 perf-san: tree
 	@PERF_SAN=1 $(S)/build-perf.sh
 
+perf-fuzz: tree
+	@PERF_FUZZ=1 $(S)/build-perf.sh
+
 tests: kernel
 	@$(S)/build-tests.sh
 
@@ -46,6 +49,12 @@ demo: build
 
 bench: build
 	@$(S)/check.sh bench
+
+fuzz: perf-fuzz perf-san
+	@$(S)/fuzz.sh
+
+fuzz-seeds: build
+	@$(S)/check.sh seeds
 
 shell: build
 	@rm -rf build/runs/shell && $(S)/vm.sh shell build/runs/shell

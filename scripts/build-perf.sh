@@ -2,21 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build perf from the patched tree into build/perf (or $PERF_OUT), with
-# libelf, libdw, slang, zlib and zstd; the rest is off to keep the build
-# short. perf test's "dlfilter C API" loads dlfilters/ next to perf.
+# what upstream's perf tests need: libelf, libdw, slang, zlib and zstd,
+# libbpf with the BPF skeletons (--off-cpu, --bpf-counters), libpfm4,
+# libbfd (PE files), the JVMTI agent (Test java symbol) and, but in the
+# sanitizer builds, the builtin clang (LIBCLANGLLVM=1, LLVM linked in). The
+# rest is off to keep the build short. "dlfilter C API" loads dlfilters/.
 # Without libpython perf test would run tests/attr.py without an interpreter
 # ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
-# PERF_SAN=1 builds with ASan and UBSan into build/perf-san.
+# PERF_SAN=1 builds with ASan and UBSan into build/perf-san; PERF_FUZZ=1
+# with AFL++'s instrumentation too (afl-clang-fast) into build/perf-fuzz.
 . "$(dirname "$0")/lib.sh"
 
 OUT=${PERF_OUT:-$OBJ/perf}
-extra=()
+cc="ccache gcc"
+extra=(LIBCLANGLLVM=1)
+variant=
 if [ "${PERF_SAN:-0}" = 1 ]; then
-	OUT=$OBJ/perf-san
+	OUT=$OBJ/perf-san variant=" (ASan+UBSan)"
 	extra=(EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 	       LDFLAGS="-fsanitize=address,undefined"
 	       # gcc 12 gives false -Wstringop-overflow errors under ASan
 	       WERROR=0)
+elif [ "${PERF_FUZZ:-0}" = 1 ]; then
+	# afl-clang-fast adds the sanitizers itself, with UBSan trapping.
+	OUT=$OBJ/perf-fuzz variant=" (AFL++, ASan+UBSan)" cc=afl-clang-fast
+	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1
+	extra=(WERROR=0)
 fi
 mkdir -p "$OUT"
 
@@ -24,22 +35,27 @@ mkdir -p "$OUT"
 # on a feature.
 stamp=$OUT/.rig-built
 if [ -x "$OUT/perf" ] && up_to_date "$stamp" "$SRC/tools" "${BASH_SOURCE[0]}" "$TOP/scripts/lib.sh" "$TOP/scripts/deps.sh"; then
-	stage "perf${PERF_SAN:+ (ASan+UBSan)}: up to date"
+	stage "perf$variant: up to date"
 	exit 0
 fi
 rm -f "$stamp"
 touch "$stamp.new"
 
-stage "building perf${PERF_SAN:+ (ASan+UBSan)}"
-make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="ccache gcc" \
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
-	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBBPF=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
-	PYTHON_WORD=python3 \
-	WERROR=1 "${extra[@]}" perf "$OUT/dlfilters/dlfilter-test-api-v0.so" >"$OUT/build.log" 2>&1 ||
+stage "building perf$variant"
+make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="$cc" \
+	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
+	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
+	BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 \
+	WERROR=1 "${extra[@]}" >"$OUT/build.log" 2>&1 ||
 	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
+# Upstream's default target, all: one sub-make. Goals named on the command
+# line would each get their own, in parallel, over the same O=.
+for f in perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so; do
+	[ -e "$OUT/$f" ] || die "the perf build made no ${OUT#$TOP/}/$f"
+done
 opts=$("$OUT/perf" version --build-options)
 # libdw shows as dwarf and libdw-dwarf-unwind.
-for f in libelf dwarf libslang zlib zstd; do
+for f in libelf dwarf libslang zlib zstd bpf libpfm4 libbfd; do
 	grep -Eq "^ +$f: \[ on" <<<"$opts" ||
 		die "perf was built without $f:
 $opts"

@@ -20,6 +20,16 @@ hosttest() {	# name, command...: record a host-side result
 	[ "$rc" = 0 ] || [ "$rc" = 2 ] || sed 's/^/  /' "$run/host/$n.log" | tail -20
 }
 
+# PERF=san runs our own tests (MMAP3 record, report and inject, kcore,
+# KASLR) with the ASan+UBSan perf, in the guest and on the host; every
+# sanitizer report is a failure (scripts/guest/run.sh collects them).
+case ${PERF:-} in
+"") perfdir=perf ;;
+san) perfdir=perf-san TESTS=${TESTS:-mmap3,kcore,changed,kaslr} ;;
+*) die "PERF=$PERF: the only variant is PERF=san, the ASan+UBSan perf" ;;
+esac
+export EXTRA_CMDLINE="${EXTRA_CMDLINE:-} rig.perf=$perfdir"
+
 # TESTS=WORD[,WORD...] runs only the tests whose name holds one of the
 # words (see scripts/guest/run.sh), here and in the guest.
 TESTS=${TESTS:-}
@@ -41,6 +51,14 @@ cat "$run/host/boot.log" >&2
 echo "$rc" >"$run/host/boot.rc"
 
 case $mode in
+seeds)
+	cat "$run/seeds.log"
+	[ "$rc" = 0 ] && [ -s "$run/seeds/mmap3.data" ] || die "no seeds recorded"
+	rm -rf "$TOP/scripts/fuzz/seeds"
+	mkdir -p "$TOP/scripts/fuzz/seeds"
+	cp "$run"/seeds/*.data "$TOP/scripts/fuzz/seeds/"
+	exit 0
+	;;
 demo)
 	cat "$run/demo.log" 2>/dev/null
 	exit "$rc"
@@ -94,7 +112,7 @@ if [ "$rc" = 0 ] && [ "$mode" = check ]; then
 		wanted "$n" || continue
 		echo "  $n"
 		hosttest "$n" env RUN="$run" RUN2="$run/boot2" OBJ="$OBJ" KBUILD="$KBUILD" \
-			PERF="$OBJ/perf/perf" bash "$t"
+			PERF="$OBJ/$perfdir/perf" bash "$t"
 	done
 fi
 

@@ -16,12 +16,19 @@
 #                  timeconst.h                               bc
 #                  objtool, relocs                           libelf-dev
 #                  bzImage compression (tiny.config: XZ)     xz-utils
+#                  BTF of vmlinux (DEBUG_INFO_BTF)           dwarves
 #                  headers_install                           rsync
 #                  ccache gcc                                ccache
 #   perf build     flex, bison, gcc; libelf, libdw, slang,   libelf-dev libdw-dev
 #                  zlib (build-perf.sh fails without one)    libslang2-dev zlib1g-dev
 #                  zstd: perf record -z (the Zstd test)      libzstd-dev
 #                  sys/sdt.h: "Probe SDT events"             systemtap-sdt-dev
+#                  BPF skeletons (BUILD_BPF_SKEL=1)          clang
+#                  libpfm4: the --pfm-events tests           libpfm4-dev
+#                  libbfd: "PE file support"                 binutils-dev
+#                  JVMTI agent: "Test java symbol"           default-jdk-headless
+#                  builtin clang (LIBCLANGLLVM=1)            llvm-dev libclang-dev
+#   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
 #                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
@@ -43,6 +50,8 @@
 #                  perf test: attr.py, the stat linters      python3
 #                  perf test: attr.py's workload, kill       procps
 #                  perf test: ping ::1 (probe inet_pton),    iputils-ping
+#                  perf test: BPF events from C (clang, llc) clang llvm
+#                  perf test: Test java symbol (jshell)      default-jdk-headless
 #                  init: ip link set lo up                   iproute2
 #                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
 #
@@ -55,7 +64,8 @@ PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
-      btrfs-progs hotspot libc6-dbg procps"
+      btrfs-progs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
+      binutils-dev default-jdk-headless llvm-dev libclang-dev afl++"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

@@ -91,6 +91,10 @@ parse_perftest
 parse_scripts guest "$run/guest"
 parse_scripts guest-boot2 "$run/boot2/guest"
 parse_scripts host "$run/host"
+# make check PERF=san: each report of ASan or UBSan (scripts/guest/run.sh)
+for f in "$run"/san/* "$run"/boot2/san/*; do
+	[ -f "$f" ] && emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E 'ERROR|runtime error' "$f")"
+done
 
 # Judge upstream's tests against the base.
 if [ -f "$baseline" ]; then

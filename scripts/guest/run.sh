@@ -14,13 +14,25 @@ mode=$1
 R=/results
 TOP=${RIG_TOP:?} OBJ=${RIG_OBJ:?} KERNEL=${RIG_KERNEL:?}
 T=$OBJ/tests/$KERNEL
-export PATH=$OBJ/perf:$PATH
+# rig.perf=perf-san (make check PERF=san): the ASan+UBSan perf. Its reports
+# go to $R/san/, whatever a test does with perf's stderr.
+P=$OBJ/perf
+for arg in $(cat /proc/cmdline); do
+	case $arg in rig.perf=*) P=$OBJ/${arg#rig.perf=} ;; esac
+done
+if [ "$P" = "$OBJ/perf-san" ]; then
+	mkdir -p $R/san
+	export ASAN_OPTIONS=log_path=$R/san/asan UBSAN_OPTIONS=log_path=$R/san/ubsan:print_stacktrace=1
+fi
+export PATH=$P:$PATH
 # perf test finds its shell tests in ./tests/shell, and "Setup struct
-# perf_event_attr" runs ./tests/attr.py against ./perf: a directory that
-# looks like tools/perf of a built tree, where perf test runs.
+# perf_event_attr" runs ./tests/attr.py against ./perf, and "Test java
+# symbol" loads ./libperf-jvmti.so: a directory that looks like tools/perf
+# of a built tree, where perf test runs.
 PT=/tmp/perf-tree
 mkdir -p $PT && ln -sfn "$OBJ/src/tools/perf/tests" $PT/tests &&
-	ln -sfn "$OBJ/perf/perf" $PT/perf
+	ln -sfn "$P/perf" $PT/perf &&
+	ln -sfn "$P/libperf-jvmti.so" $PT/libperf-jvmti.so
 export PERF_EXEC_PATH=$PT
 cd /tmp || exit 1
 
@@ -173,7 +185,29 @@ demo() {
 	rmmod perf_testmod
 }
 
+# make fuzz-seeds: small recordings of each kind that perf reads, the
+# fuzzers' starting points (scripts/fuzz.sh).
+seeds() {
+	local w=$R/seeds
+	mkdir -p $w && cd $w || return 1
+	export HOME=/tmp
+	set -- -q -e cpu-clock -c 200000 -- dd if=/dev/zero of=/dev/null bs=4k count=3000
+	perf record -o mmap3.data "$@"
+	perf record --buildid-mmap -o mmap3-buildid.data "$@"
+	perf record -B -o mmap3-no-buildid.data "$@"
+	perf record --no-mmap3 -o mmap2.data "$@"
+	perf record --no-mmap3 --buildid-mmap -o mmap2-buildid.data "$@"
+	perf record -g -o mmap3-callchain.data "$@"
+	perf record -o - "$@" >mmap3-pipe.data
+	perf inject --convert-mmap3 -i mmap3-buildid.data -o converted.data
+	# No big-endian machine at hand: made up, of the same dd.
+	python3 $OBJ/src/tools/perf/tests/shell/lib/perf_data_mmap3.py --big-endian \
+		--path /usr/bin/dd --samples 20 -o mmap3-big-endian.data
+	ls -l
+}
+
 case $mode in
+seeds) info; seeds >$R/seeds.log 2>&1 ;;
 check)
 	info
 	kselftests

@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERF_RECORD_MMAP3 under load: an mmap storm with full accounting.
+ *
+ * NR_THREADS threads each map their own file PROT_EXEC NR_ITERS times while
+ * one tracking-only event per CPU records them. The test proves that every
+ * one of those mappings is accounted for: it is either in the ring buffer as
+ * a PERF_RECORD_MMAP3, or it is counted by a PERF_RECORD_LOST. With a ring
+ * buffer of one page the sum must still come out exact; with one big enough
+ * for everything nothing may be lost and every thread must see exactly
+ * NR_ITERS records.
+ *
+ * Exactness needs care on both sides of the count:
+ *
+ * - The events are tracking-only: a dummy software event with only
+ *   attr.mmap3 set, no samples, no comm/task/mmap/mmap2 records. The only
+ *   records that can appear are MMAP3 and LOST, so a loss reported by LOST
+ *   can only be a lost MMAP3, not some other record that happened to meet a
+ *   full buffer.
+ *
+ * - The threads are created before the events are enabled and leave only
+ *   after they are disabled, and the main thread does no executable mapping
+ *   while they are enabled. Thread creation and exit, and whatever the C
+ *   library maps for them (stacks, or the unwinder some C libraries load
+ *   executable at thread exit), thus happen outside the window, and the
+ *   window holds the storm's mappings and nothing else of this process.
+ *
+ * - The kernel writes a PERF_RECORD_LOST only in front of the next record
+ *   that fits after a loss; a loss still pending when output stops is never
+ *   written out. So the main thread drains the buffers during the storm,
+ *   and afterwards runs on each CPU in turn and maps a "flush" file there,
+ *   whose record carries any pending loss of that CPU's buffer out in a LOST
+ *   record ahead of it. The event's lost counter, read with
+ *   PERF_FORMAT_LOST, must then equal what the LOST records reported.
+ *
+ * The events are per CPU and see every task, so the exact sum also needs a
+ * quiet system: another process mapping an executable during the window
+ * adds records, or losses, the test cannot tell from its own. Such records
+ * are counted as "others" and logged to diagnose a failure.
+ */
+
+#define _GNU_SOURCE
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include "../kselftest_harness.h"
+
+#define NR_THREADS		4
+#define NR_ITERS		2000
+#define NR_MAPS			((__u64)NR_THREADS * NR_ITERS)
+#define BUILD_ID_MAX		20
+#define OTHERS_LOGGED		8
+/*
+ * Between drains of the one-page buffers, which hold about 28 records: slow
+ * enough for loss to be certain unless one mmap()/munmap() pair took more
+ * than about 2 ms, yet often enough for LOST records to come out all through
+ * the storm rather than only at the flush.
+ */
+#define SLOW_DRAIN_US		50000
+#define FAST_DRAIN_US		1000
+#define STORM_TIMEOUT		60
+
+/* PERF_RECORD_MMAP3 as documented in include/uapi/linux/perf_event.h. */
+struct mmap3_record {
+	struct perf_event_header	header;
+	__u32				pid, tid;
+	__u64				addr;
+	__u64				len;
+	__u64				pgoff;
+	__u32				maj;
+	__u32				min;
+	__u64				ino;
+	__u64				ino_generation;
+	__u32				prot, flags;
+	__s64				mtime;
+	__u8				build_id_size;
+	__u8				__reserved_1;
+	__u16				filename_offset;
+	__u8				build_id[BUILD_ID_MAX];
+	char				filename[];
+};
+
+static_assert(offsetof(struct mmap3_record, filename) == 104,
+	      "MMAP3 fixed part is 104 bytes");
+
+/* sample_id for sample_type = PERF_SAMPLE_TID. */
+struct sample_id {
+	__u32				pid, tid;
+};
+
+/* PERF_RECORD_LOST with sample_id_all. */
+struct lost_record {
+	struct perf_event_header	header;
+	__u64				id;
+	__u64				lost;
+	struct sample_id		sample_id;
+};
+
+/* read() of an event with read_format = PERF_FORMAT_LOST. */
+struct read_lost {
+	__u64				value;
+	__u64				lost;
+};
+
+/* One per CPU: the event, its ring buffer and what was read out of it. */
+struct storm_ring {
+	int				cpu;
+	int				fd;
+	__u64				id;
+	struct perf_event_mmap_page	*meta;
+	char				*data;
+	size_t				data_size;
+	size_t				map_size;
+	__u64				storm;		/* storm MMAP3 records */
+	__u64				flush;		/* flush MMAP3 records */
+	__u64				lost;		/* sum of LOST.lost */
+	__u64				lost_records;	/* LOST records */
+	__u64				others;		/* anything else */
+};
+
+/* What the storm threads share with the main thread. */
+struct storm_sync {
+	pthread_barrier_t		start;
+	pthread_barrier_t		stop;
+	int				done;	/* threads finished, atomic */
+	bool				abort;	/* set before start: do nothing */
+	size_t				file_len;
+};
+
+struct storm_thread {
+	struct storm_sync		*sync;
+	pthread_t			thread;
+	char				path[PATH_MAX];
+	ino_t				ino;
+	int				fd;
+	pid_t				tid;	/* set before the start barrier */
+	int				err;	/* errno of a failed mmap/munmap */
+	__u64				mapped;	/* successful mmap() calls */
+	__u64				seen;	/* MMAP3 records with its name */
+};
+
+/* A record that was neither ours nor LOST, kept to be logged later. */
+struct other_record {
+	int				cpu;
+	__u32				type;
+	__u16				misc;
+	__u16				size;
+	__u32				pid;
+	char				name[64];
+};
+
+static size_t page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static pid_t sys_gettid(void)
+{
+	return syscall(__NR_gettid);
+}
+
+/* Size of the MMAP3 record for a mapping of @path, with sample_id. */
+static size_t mmap3_record_size(const char *path)
+{
+	return sizeof(struct mmap3_record) + align8(strlen(path) + 1) +
+	       sizeof(struct sample_id);
+}
+
+/* A dummy software event whose only records are MMAP3 (and LOST). */
+static void storm_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->sample_type = PERF_SAMPLE_TID;
+	attr->sample_id_all = 1;
+	attr->read_format = PERF_FORMAT_LOST;
+	attr->disabled = 1;
+	attr->mmap3 = 1;
+}
+
+/* Whether this kernel knows attr.mmap3; an unknown attr bit is EINVAL. */
+static bool have_mmap3(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.disabled = 1;
+	attr.mmap3 = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno != EINVAL;
+}
+
+/* Remove @name under @at, recursing into directories. */
+static void rm_rf_at(int at, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (!unlinkat(at, name, 0))
+		return;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		rm_rf_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* Create a directory in which files can be mapped PROT_EXEC. */
+static bool make_scratch_dir(const char *parent, char *out)
+{
+	char tmpl[PATH_MAX], probe[PATH_MAX + 8];
+	bool ok = false;
+	void *p;
+	int fd;
+
+	if (snprintf(tmpl, sizeof(tmpl), "%s/mmap3_storm.XXXXXX", parent) >= PATH_MAX)
+		return false;
+	if (!mkdtemp(tmpl))
+		return false;
+	snprintf(probe, sizeof(probe), "%s/probe", tmpl);
+	fd = open(probe, O_RDWR | O_CREAT | O_EXCL, 0700);
+	if (fd >= 0 && !ftruncate(fd, page_size())) {
+		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			munmap(p, page_size());
+			ok = true;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(probe);
+	if (ok && realpath(tmpl, out))
+		return true;
+	rmdir(tmpl);
+	return false;
+}
+
+/* Everything one test uses, in a struct of its own that helpers can take. */
+struct storm_state {
+	char			dir[PATH_MAX];	/* canonical path of the scratch dir */
+	char			flush_path[PATH_MAX];
+	ino_t			flush_ino;
+	int			flush_fd;
+	size_t			max_record;	/* largest MMAP3 record we cause */
+	pid_t			pid;
+	pid_t			main_tid;
+	cpu_set_t		cpus;		/* affinity at the start */
+	bool			have_cpus;
+	struct storm_ring	*rings;
+	int			nr_rings;
+	char			*scratch;	/* records copied out of a ring */
+	struct storm_sync	sync;
+	bool			barriers;	/* sync.start/stop initialised */
+	int			nr_started;
+	int			nr_joined;
+	struct storm_thread	thread[NR_THREADS];
+	int			nr_errors;
+	char			error[256];	/* the first error */
+	int			nr_others;
+	struct other_record	others[OTHERS_LOGGED];
+};
+
+FIXTURE(storm)
+{
+	struct storm_state	st;
+};
+
+/* Create @name in the scratch dir, one page long. */
+static int make_file(struct storm_state *st, const char *name, char *path,
+		     ino_t *ino)
+{
+	struct stat sb;
+	int fd;
+
+	if (snprintf(path, PATH_MAX, "%s/%s", st->dir, name) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, st->sync.file_len) || fstat(fd, &sb)) {
+		close(fd);
+		return -1;
+	}
+	*ino = sb.st_ino;
+	return fd;
+}
+
+FIXTURE_SETUP(storm)
+{
+	struct storm_state *st = &self->st;
+	static const char * const parents[] = { "/tmp", "/dev/shm", "." };
+	const char *tmpdir = getenv("TMPDIR");
+	char name[32];
+	bool ok;
+
+	st->flush_fd = -1;
+	for (int t = 0; t < NR_THREADS; t++)
+		st->thread[t].fd = -1;
+	if (geteuid() != 0)
+		SKIP(return, "per-CPU events that see every task need root");
+	if (!have_mmap3())
+		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
+
+	ok = tmpdir && make_scratch_dir(tmpdir, st->dir);
+	for (size_t i = 0; i < ARRAY_SIZE(parents) && !ok; i++)
+		ok = make_scratch_dir(parents[i], st->dir);
+	ASSERT_TRUE(ok) {
+		TH_LOG("no directory that allows PROT_EXEC file mappings");
+	}
+
+	st->pid = getpid();
+	st->main_tid = sys_gettid();
+	st->sync.file_len = page_size();
+	for (int t = 0; t < NR_THREADS; t++) {
+		struct storm_thread *th = &st->thread[t];
+
+		th->sync = &st->sync;
+		snprintf(name, sizeof(name), "storm-%d", t);
+		th->fd = make_file(st, name, th->path, &th->ino);
+		ASSERT_LE(0, th->fd) {
+			TH_LOG("creating %s: %s", th->path, strerror(errno));
+		}
+		if (mmap3_record_size(th->path) > st->max_record)
+			st->max_record = mmap3_record_size(th->path);
+	}
+	st->flush_fd = make_file(st, "flush", st->flush_path, &st->flush_ino);
+	ASSERT_LE(0, st->flush_fd) {
+		TH_LOG("creating %s: %s", st->flush_path, strerror(errno));
+	}
+	if (mmap3_record_size(st->flush_path) > st->max_record)
+		st->max_record = mmap3_record_size(st->flush_path);
+
+	/*
+	 * The storm threads inherit this mask, so their records can only land
+	 * on these CPUs, and the main thread can run on each of them to flush.
+	 */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(st->cpus), &st->cpus));
+	st->have_cpus = true;
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+	struct storm_state *st = &self->st;
+
+	if (st->have_cpus)
+		sched_setaffinity(0, sizeof(st->cpus), &st->cpus);
+	/*
+	 * Threads that were not joined can only be blocked on the start
+	 * barrier (pthread_create() failed for a later one); they never run
+	 * and go away when the test process exits. Leave their barrier alone.
+	 */
+	if (st->barriers && st->nr_joined == st->nr_started) {
+		pthread_barrier_destroy(&st->sync.start);
+		pthread_barrier_destroy(&st->sync.stop);
+	}
+	for (int i = 0; i < st->nr_rings; i++) {
+		struct storm_ring *r = &st->rings[i];
+
+		if (r->meta && r->meta != MAP_FAILED)
+			munmap(r->meta, r->map_size);
+		if (r->fd >= 0)
+			close(r->fd);
+	}
+	free(st->rings);
+	free(st->scratch);
+	for (int t = 0; t < NR_THREADS; t++)
+		if (st->thread[t].fd >= 0)
+			close(st->thread[t].fd);
+	if (st->flush_fd >= 0)
+		close(st->flush_fd);
+	if (st->dir[0])
+		rm_rf_at(AT_FDCWD, st->dir);
+}
+
+/*
+ * Note an error found while the events are enabled, where the test must
+ * neither print nor bail out; only the first one is kept.
+ */
+static void storm_error(struct storm_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!st->nr_errors++) {
+		va_start(ap, fmt);
+		vsnprintf(st->error, sizeof(st->error), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void note_other(struct storm_state *st, struct storm_ring *r,
+		       const struct perf_event_header *h)
+{
+	const struct mmap3_record *m = (const void *)h;
+	struct other_record *o;
+	size_t room;
+
+	r->others++;
+	if (st->nr_others++ >= OTHERS_LOGGED)
+		return;
+	o = &st->others[st->nr_others - 1];
+	o->cpu = r->cpu;
+	o->type = h->type;
+	o->misc = h->misc;
+	o->size = h->size;
+	if (h->type == PERF_RECORD_MMAP3 && h->size > sizeof(*m)) {
+		room = h->size - sizeof(*m);
+		if (room > sizeof(o->name) - 1)
+			room = sizeof(o->name) - 1;
+		o->pid = m->pid;
+		memcpy(o->name, m->filename, room);
+		o->name[room] = '\0';
+	}
+}
+
+/* Check and count one MMAP3 record of @r. */
+static void parse_mmap3(struct storm_state *st, struct storm_ring *r,
+			const struct mmap3_record *m)
+{
+	size_t room, len;
+	const struct sample_id *sid;
+
+	if (m->header.size < sizeof(*m) + 8 + sizeof(*sid)) {
+		storm_error(st, "CPU %d: MMAP3 of %u bytes", r->cpu, m->header.size);
+		return;
+	}
+	if (m->filename_offset != offsetof(struct mmap3_record, filename)) {
+		storm_error(st, "CPU %d: MMAP3 filename_offset %u", r->cpu,
+			    m->filename_offset);
+		return;
+	}
+	room = m->header.size - sizeof(*m) - sizeof(*sid);
+	len = strnlen(m->filename, room);
+	if (len == room ||
+	    m->header.size != sizeof(*m) + align8(len + 1) + sizeof(*sid)) {
+		storm_error(st, "CPU %d: MMAP3 size %u does not fit its name",
+			    r->cpu, m->header.size);
+		return;
+	}
+	sid = (const void *)((const char *)m + m->header.size - sizeof(*sid));
+	if (sid->pid != m->pid || sid->tid != m->tid) {
+		storm_error(st, "CPU %d: MMAP3 of %u/%u has sample_id %u/%u",
+			    r->cpu, m->pid, m->tid, sid->pid, sid->tid);
+		return;
+	}
+	if (m->pid != (__u32)st->pid) {
+		note_other(st, r, &m->header);
+		return;
+	}
+
+	if (!strcmp(m->filename, st->flush_path)) {
+		if (m->tid != (__u32)st->main_tid || m->ino != st->flush_ino)
+			storm_error(st, "CPU %d: flush MMAP3 from tid %u, ino %llu",
+				    r->cpu, m->tid, (unsigned long long)m->ino);
+		r->flush++;
+		return;
+	}
+	for (int t = 0; t < NR_THREADS; t++) {
+		struct storm_thread *th = &st->thread[t];
+
+		if (strcmp(m->filename, th->path))
+			continue;
+		if (m->tid != (__u32)th->tid)
+			storm_error(st, "MMAP3 of %s from tid %u, not %d",
+				    th->path, m->tid, th->tid);
+		else if (m->len != st->sync.file_len || m->pgoff ||
+			 m->prot != (PROT_READ | PROT_EXEC) ||
+			 m->flags != MAP_PRIVATE || m->ino != th->ino)
+			storm_error(st,
+				    "MMAP3 of %s: len %llu pgoff %llu prot %#x flags %#x ino %llu",
+				    th->path, (unsigned long long)m->len,
+				    (unsigned long long)m->pgoff, m->prot,
+				    m->flags, (unsigned long long)m->ino);
+		th->seen++;
+		r->storm++;
+		return;
+	}
+	note_other(st, r, &m->header);
+}
+
+static void parse_lost(struct storm_state *st, struct storm_ring *r,
+		       const struct lost_record *l)
+{
+	if (l->header.size != sizeof(*l)) {
+		storm_error(st, "CPU %d: LOST of %u bytes, not %zu", r->cpu,
+			    l->header.size, sizeof(*l));
+		return;
+	}
+	if (l->id != r->id)
+		storm_error(st, "CPU %d: LOST for id %llu, the event is %llu",
+			    r->cpu, (unsigned long long)l->id,
+			    (unsigned long long)r->id);
+	if (!l->lost)
+		storm_error(st, "CPU %d: LOST of nothing", r->cpu);
+	r->lost += l->lost;
+	r->lost_records++;
+}
+
+/* Walk @len bytes of records copied out of @r. */
+static void parse_records(struct storm_state *st, struct storm_ring *r,
+			  const char *buf, size_t len)
+{
+	const struct perf_event_header *h;
+
+	for (size_t off = 0; off < len; off += h->size) {
+		h = (const void *)(buf + off);
+		if (len - off < sizeof(*h) || h->size < sizeof(*h) ||
+		    h->size % 8 || h->size > len - off) {
+			storm_error(st, "CPU %d: bad record framing at %zu of %zu",
+				    r->cpu, off, len);
+			return;
+		}
+		switch (h->type) {
+		case PERF_RECORD_MMAP3:
+			parse_mmap3(st, r, (const void *)h);
+			break;
+		case PERF_RECORD_LOST:
+			parse_lost(st, r, (const void *)h);
+			break;
+		default:
+			note_other(st, r, h);
+			break;
+		}
+	}
+}
+
+/*
+ * Copy out everything between data_tail and data_head, give the space back
+ * and parse it. The head is only ever published at a record boundary.
+ */
+static void ring_drain(struct storm_state *st, struct storm_ring *r)
+{
+	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	__u64 tail = r->meta->data_tail;
+	size_t len = head - tail;
+
+	if (head - tail > r->data_size) {
+		storm_error(st, "CPU %d: head %llu tail %llu, buffer %zu",
+			    r->cpu, (unsigned long long)head,
+			    (unsigned long long)tail, r->data_size);
+		__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+		return;
+	}
+	for (size_t n = 0; n < len; ) {
+		size_t off = (tail + n) % r->data_size;
+		size_t chunk = r->data_size - off;
+
+		if (chunk > len - n)
+			chunk = len - n;
+		memcpy(st->scratch + n, r->data + off, chunk);
+		n += chunk;
+	}
+	/* The copy is complete before the kernel may overwrite it. */
+	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+	parse_records(st, r, st->scratch, len);
+}
+
+static void drain_all(struct storm_state *st)
+{
+	for (int i = 0; i < st->nr_rings; i++)
+		ring_drain(st, &st->rings[i]);
+}
+
+/* Open an event and a ring of @pages data pages on every CPU we may use. */
+static void open_rings(struct __test_metadata *_metadata,
+		       struct storm_state *st, size_t pages)
+{
+	struct perf_event_attr attr;
+	int n = CPU_COUNT(&st->cpus);
+
+	st->rings = calloc(n, sizeof(*st->rings));
+	ASSERT_NE(NULL, st->rings);
+	st->scratch = malloc(pages * page_size());
+	ASSERT_NE(NULL, st->scratch);
+
+	storm_attr(&attr);
+	for (int cpu = 0; cpu < CPU_SETSIZE && st->nr_rings < n; cpu++) {
+		struct storm_ring *r = &st->rings[st->nr_rings];
+		int err;
+
+		if (!CPU_ISSET(cpu, &st->cpus))
+			continue;
+		r->cpu = cpu;
+		r->fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
+				PERF_FLAG_FD_CLOEXEC);
+		err = errno;
+		st->nr_rings++;
+		ASSERT_LE(0, r->fd) {
+			TH_LOG("perf_event_open on CPU %d: %s", cpu, strerror(err));
+		}
+		ASSERT_EQ(0, ioctl(r->fd, PERF_EVENT_IOC_ID, &r->id));
+
+		r->data_size = pages * page_size();
+		r->map_size = r->data_size + page_size();
+		r->meta = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, r->fd, 0);
+		ASSERT_NE(MAP_FAILED, r->meta) {
+			TH_LOG("mmap of %zu ring pages on CPU %d: %s", pages,
+			       cpu, strerror(errno));
+		}
+		r->data = (char *)r->meta + page_size();
+	}
+	ASSERT_EQ(n, st->nr_rings);
+}
+
+static void *storm_thread_fn(void *arg)
+{
+	struct storm_thread *th = arg;
+	struct storm_sync *sync = th->sync;
+	void *p;
+
+	th->tid = sys_gettid();
+	pthread_barrier_wait(&sync->start);
+	for (int i = 0; i < NR_ITERS && !sync->abort; i++) {
+		p = mmap(NULL, sync->file_len, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE, th->fd, 0);
+		if (p == MAP_FAILED) {
+			th->err = errno;
+			break;
+		}
+		th->mapped++;
+		if (munmap(p, sync->file_len)) {
+			th->err = errno;
+			break;
+		}
+	}
+	__atomic_fetch_add(&sync->done, 1, __ATOMIC_RELEASE);
+	/* Do not exit while the events are enabled. */
+	pthread_barrier_wait(&sync->stop);
+	return NULL;
+}
+
+/* Map the flush file once on each CPU, to write out any pending loss. */
+static void flush_all(struct storm_state *st)
+{
+	size_t len = st->sync.file_len;
+	cpu_set_t one;
+	void *p;
+
+	for (int i = 0; i < st->nr_rings; i++) {
+		CPU_ZERO(&one);
+		CPU_SET(st->rings[i].cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one)) {
+			storm_error(st, "cannot run on CPU %d: %s",
+				    st->rings[i].cpu, strerror(errno));
+			continue;
+		}
+		p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			 st->flush_fd, 0);
+		if (p == MAP_FAILED) {
+			storm_error(st, "flush mmap: %s", strerror(errno));
+			continue;
+		}
+		munmap(p, len);
+	}
+	if (sched_setaffinity(0, sizeof(st->cpus), &st->cpus))
+		storm_error(st, "restoring the affinity: %s", strerror(errno));
+}
+
+/*
+ * The window in which the events are enabled. Nothing in here may map
+ * anything executable, print or give up early: errors are noted with
+ * storm_error() and reported after the threads have been joined.
+ */
+static void storm_window(struct storm_state *st, useconds_t drain_us)
+{
+	for (int i = 0; i < st->nr_rings; i++) {
+		if (ioctl(st->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0)) {
+			storm_error(st, "enabling on CPU %d: %s",
+				    st->rings[i].cpu, strerror(errno));
+			st->sync.abort = true;
+		}
+	}
+	pthread_barrier_wait(&st->sync.start);
+
+	while (__atomic_load_n(&st->sync.done, __ATOMIC_ACQUIRE) < NR_THREADS) {
+		drain_all(st);
+		usleep(drain_us);
+	}
+	/* All storm records are written; make room for the flush records. */
+	drain_all(st);
+	flush_all(st);
+
+	for (int i = 0; i < st->nr_rings; i++)
+		if (ioctl(st->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0))
+			storm_error(st, "disabling on CPU %d: %s",
+				    st->rings[i].cpu, strerror(errno));
+	drain_all(st);
+}
+
+/*
+ * Run the storm with @pages data pages per CPU, draining every @drain_us,
+ * and check what is common to every buffer size: the records are well
+ * formed, every thread did all its mappings, each CPU has exactly one flush
+ * record, and each CPU's LOST records add up to the event's lost counter.
+ * Returns the number of storm records seen and the sum of LOST.lost.
+ */
+static void run_storm(struct __test_metadata *_metadata,
+		      struct storm_state *st, size_t pages,
+		      useconds_t drain_us, __u64 *seen, __u64 *lost)
+{
+	struct timespec t0, t1;
+	int err;
+
+	open_rings(_metadata, st, pages);
+
+	ASSERT_EQ(0, pthread_barrier_init(&st->sync.start, NULL, NR_THREADS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&st->sync.stop, NULL, NR_THREADS + 1));
+	st->barriers = true;
+	for (int t = 0; t < NR_THREADS; t++) {
+		err = pthread_create(&st->thread[t].thread, NULL,
+				     storm_thread_fn, &st->thread[t]);
+		ASSERT_EQ(0, err) {
+			TH_LOG("pthread_create: %s", strerror(err));
+		}
+		st->nr_started++;
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	storm_window(st, drain_us);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+
+	/* Outside the window: let the threads exit. */
+	pthread_barrier_wait(&st->sync.stop);
+	for (int t = 0; t < NR_THREADS; t++) {
+		ASSERT_EQ(0, pthread_join(st->thread[t].thread, NULL));
+		st->nr_joined++;
+	}
+
+	TH_LOG("%d threads x %d exec mmaps, %zu data pages on each of %d CPUs, %ld ms",
+	       NR_THREADS, NR_ITERS, pages, st->nr_rings,
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+		      (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	*seen = 0;
+	*lost = 0;
+	for (int i = 0; i < st->nr_rings; i++) {
+		struct storm_ring *r = &st->rings[i];
+
+		TH_LOG("CPU %d: %llu storm, %llu lost in %llu LOST, %llu flush, %llu other",
+		       r->cpu, (unsigned long long)r->storm,
+		       (unsigned long long)r->lost,
+		       (unsigned long long)r->lost_records,
+		       (unsigned long long)r->flush,
+		       (unsigned long long)r->others);
+		*seen += r->storm;
+		*lost += r->lost;
+	}
+	for (int t = 0; t < NR_THREADS; t++)
+		TH_LOG("thread %d (tid %d): %llu mmaps, %llu MMAP3 records",
+		       t, st->thread[t].tid,
+		       (unsigned long long)st->thread[t].mapped,
+		       (unsigned long long)st->thread[t].seen);
+	for (int i = 0; i < st->nr_others && i < OTHERS_LOGGED; i++) {
+		const struct other_record *o = &st->others[i];
+
+		TH_LOG("other record on CPU %d: type %u misc %#x size %u pid %u %s",
+		       o->cpu, o->type, o->misc, o->size, o->pid, o->name);
+	}
+	if (st->nr_others)
+		TH_LOG("%d records from elsewhere: the system is not quiet",
+		       st->nr_others);
+
+	ASSERT_EQ(0, st->nr_errors) {
+		TH_LOG("%d errors, the first: %s", st->nr_errors, st->error);
+	}
+	for (int t = 0; t < NR_THREADS; t++) {
+		const struct storm_thread *th = &st->thread[t];
+
+		ASSERT_EQ(0, th->err) {
+			TH_LOG("thread %d: %s", t, strerror(th->err));
+		}
+		ASSERT_EQ((__u64)NR_ITERS, th->mapped);
+	}
+	for (int i = 0; i < st->nr_rings; i++) {
+		struct storm_ring *r = &st->rings[i];
+		struct read_lost rl;
+
+		ASSERT_EQ(1ULL, r->flush) {
+			TH_LOG("CPU %d: %llu flush records, expected one",
+			       r->cpu, (unsigned long long)r->flush);
+		}
+		/* Every failed output was reported by a LOST record. */
+		ASSERT_EQ((ssize_t)sizeof(rl), read(r->fd, &rl, sizeof(rl)));
+		ASSERT_EQ(rl.lost, r->lost) {
+			TH_LOG("CPU %d: the event lost %llu, LOST records say %llu",
+			       r->cpu, (unsigned long long)rl.lost,
+			       (unsigned long long)r->lost);
+		}
+	}
+}
+
+/*
+ * One data page per CPU and a slow reader: records must be lost, and the
+ * records seen plus the losses reported must still be every mapping made.
+ * This holds exactly only if no other process maps executables during the
+ * window (the test expects a quiet system; "others" are logged above).
+ */
+TEST_F_TIMEOUT(storm, small_buffer, STORM_TIMEOUT)
+{
+	struct storm_state *st = &self->st;
+	__u64 seen, lost;
+
+	run_storm(_metadata, st, 1, SLOW_DRAIN_US, &seen, &lost);
+
+	ASSERT_LT(0ULL, lost) {
+		TH_LOG("nothing was lost: the test proves nothing without loss");
+	}
+	ASSERT_LT(0ULL, seen) {
+		TH_LOG("not one storm record made it into a buffer");
+	}
+	ASSERT_GT(NR_MAPS, seen);
+	ASSERT_EQ(NR_MAPS, seen + lost) {
+		TH_LOG("%llu seen + %llu lost != %llu mappings",
+		       (unsigned long long)seen, (unsigned long long)lost,
+		       (unsigned long long)NR_MAPS);
+	}
+}
+
+/*
+ * Buffers that could each hold every record of the storm: nothing is lost,
+ * and each thread's NR_ITERS mappings are all there.
+ */
+TEST_F_TIMEOUT(storm, large_buffer, STORM_TIMEOUT)
+{
+	struct storm_state *st = &self->st;
+	size_t need = (size_t)(NR_MAPS + 1) * st->max_record +
+		      sizeof(struct lost_record);
+	size_t pages = 1;
+	__u64 seen, lost;
+
+	while (pages * page_size() < need)
+		pages <<= 1;
+	run_storm(_metadata, st, pages, FAST_DRAIN_US, &seen, &lost);
+
+	ASSERT_EQ(0ULL, lost);
+	ASSERT_EQ(NR_MAPS, seen);
+	for (int t = 0; t < NR_THREADS; t++) {
+		ASSERT_EQ((__u64)NR_ITERS, st->thread[t].seen) {
+			TH_LOG("thread %d (tid %d) has %llu records", t,
+			       st->thread[t].tid,
+			       (unsigned long long)st->thread[t].seen);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
