@@ -27,7 +27,6 @@
 #                  libpfm4: the --pfm-events tests           libpfm4-dev
 #                  libbfd: "PE file support"                 binutils-dev
 #                  JVMTI agent: "Test java symbol"           default-jdk-headless
-#                  builtin clang (LIBCLANGLLVM=1)            llvm-dev libclang-dev
 #   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
@@ -51,6 +50,7 @@
 #                  perf test: attr.py's workload, kill       procps
 #                  perf test: ping ::1 (probe inet_pton),    iputils-ping
 #                  perf test: BPF events from C (clang, llc) clang llvm
+#                  perf test: buildid.sh's PE build id       bsdextrautils (hexdump)
 #                  perf test: Test java symbol (jshell)      default-jdk-headless
 #                  init: ip link set lo up                   iproute2
 #                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
@@ -65,7 +65,7 @@ PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
       btrfs-progs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
-      binutils-dev default-jdk-headless llvm-dev libclang-dev afl++"
+      binutils-dev default-jdk-headless afl++ bsdextrautils"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

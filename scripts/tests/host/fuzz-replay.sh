@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Replay the fuzzers' seeds and the inputs kept from what they found
+# (scripts/fuzz/seeds/, scripts/fuzz/regress/) through perf script -D and
+# perf report --stdio, with the ASan+UBSan perf. A seed must read cleanly.
+# A kept input must read cleanly or fail with a message and an exit status
+# below 128. A sanitizer report, a signal or a hang (60 s) is a failure.
+# Leaks are not looked for: perf leaves memory to exit on its error paths.
+set -u
+perf=$OBJ/perf-san/perf
+dir=$(dirname "$0")/../../fuzz
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp PAGER=cat ASAN_OPTIONS=detect_leaks=0
+
+fail=0 n=0
+for f in "$dir"/seeds/* "$dir"/regress/*; do
+	[ -f "$f" ] || continue
+	kind=${f%/*} kind=${kind##*/}
+	for cmd in "script -D" "report --stdio"; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		timeout 60 "$perf" $cmd -i "$f" >/dev/null 2>"$tmp/err"
+		rc=$?
+		why=
+		if grep -q -E 'Sanitizer|runtime error' "$tmp/err"; then
+			why=$(grep -m1 -E 'ERROR|runtime error' "$tmp/err")
+		elif [ "$rc" = 124 ]; then
+			why="no result in 60 s"
+		elif [ "$rc" -ge 128 ]; then
+			why="killed by signal $((rc - 128))"
+		elif [ "$rc" != 0 ] && [ "$kind" = seeds ]; then
+			why="a seed does not read: $(tail -1 "$tmp/err")"
+		elif [ "$rc" != 0 ] && [ ! -s "$tmp/err" ]; then
+			why="exit $rc without a message"
+		fi
+		if [ -n "$why" ]; then
+			echo "FAIL perf $cmd -i $kind/${f##*/}: $why"
+			fail=1
+		else
+			[ "$rc" = 0 ] && why= || why=" ($(tail -1 "$tmp/err"))"
+			echo "ok   perf $cmd -i $kind/${f##*/}: exit $rc$why"
+		fi
+	done
+done
+[ "$n" -gt 0 ] || { echo "no seeds recorded yet (make fuzz-seeds)"; exit 2; }
+exit $fail
