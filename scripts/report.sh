@@ -91,10 +91,18 @@ parse_perftest
 parse_scripts guest "$run/guest"
 parse_scripts guest-boot2 "$run/boot2/guest"
 parse_scripts host "$run/host"
-# make check PERF=san: each report of ASan or UBSan (scripts/guest/run.sh)
+# make check PERF=san: each report of ASan or UBSan, in its log_path file
+# (scripts/guest/run.sh) or, as UBSan's in the combined runtime, in a log
 for f in "$run"/san/* "$run"/boot2/san/*; do
 	[ -f "$f" ] && emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E 'ERROR|runtime error' "$f")"
 done
+if [ -d "$run/san" ]; then
+	grep -l -E 'runtime error:|ERROR: [A-Za-z]+Sanitizer' "$run"/guest/*.log \
+		"$run"/boot2/guest/*.log "$run"/host/*.log "$run"/perftest.log 2>/dev/null |
+	while read -r f; do
+		emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E 'runtime error:|ERROR: [A-Za-z]+Sanitizer' "$f")"
+	done
+fi
 
 # Judge upstream's tests against the base.
 if [ -f "$baseline" ]; then

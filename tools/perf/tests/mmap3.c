@@ -306,6 +306,7 @@ static int test__mmap3_swap(struct test_suite *test __maybe_unused,
 	err = mmap3_swap_check(&mmap3_a, &machines.host);
 	if (!err)
 		err = mmap3_swap_check(&mmap3_e, &machines.host);
+	machine__delete_threads(&machines.host);
 	machines__exit(&machines);
 	return err;
 }
@@ -370,6 +371,7 @@ static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
 	err = TEST_OK;
 out:
 	thread__put(thread);
+	machine__delete_threads(&machines.host);
 	machines__exit(&machines);
 	free(event);
 	return err;
