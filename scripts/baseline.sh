@@ -32,6 +32,8 @@ prev=$out
 		k = $2 "\t" $3
 		r = ""
 		if ($1 != "pass") r = ((k in why) && why[k] != "" && why[k] !~ /^TODO/) ? why[k] : "TODO: say why (" $4 ")"
+		# A test that passes but not always keeps its "flaky: why".
+		else if (why[k] ~ /^flaky:/) r = why[k]
 		print $2, $3, $1, r
 	}' "$prev" "$res"
 } >"$out.new"

@@ -5,6 +5,7 @@
 # (scripts/report.sh), so nothing here decides pass or fail on its own.
 #   kselftest/NAME.tap, .rc   each perf_events kselftest binary
 #   perftest.log              upstream perf test
+#   perftest-rerun/N.log      perf test -v N, once more for each that failed
 #   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
 #                             scripts/tests/guest2 in a second boot)
 #   artifacts/NAME/           files a guest test leaves for the host tests
@@ -146,6 +147,12 @@ perftest() {
 	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
 		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests)
 	echo $? >$R/perftest.rc
+	# Each failed test once more, verbose, for its log: a test the
+	# baseline calls flaky may pass there (scripts/report.sh).
+	mkdir -p $R/perftest-rerun
+	for n in $(sed -n 's/^ *\([0-9]*\):.*: FAILED!$/\1/p' $R/perftest.log); do
+		(cd $PT && timeout 300 perf test -v "$n") >$R/perftest-rerun/$n.log 2>&1
+	done
 }
 
 # Our scripts run under bash, whose arithmetic wraps at 64 bits: dash
