@@ -60,8 +60,9 @@ parse_perftest() {
 			st=fail why="see perftest-rerun/$num.log"
 			# The verbose rerun: report.sh's baseline step lets it
 			# count only for a test that the baseline calls flaky.
-			tail -1 "$run/perftest-rerun/$num.log" 2>/dev/null |
-				grep -q ': Ok$' && why="passed on rerun; $why" ;;
+			if tail -1 "$run/perftest-rerun/$num.log" 2>/dev/null | grep -q ': Ok$'; then
+				why="passed on rerun; $why"
+			fi ;;
 		*) st=skip why=${res#Skip}; why=${why# } ;;
 		esac
 		emit "$st" perf-test "$name" "$why"
@@ -103,11 +104,12 @@ for f in "$run"/san/* "$run"/boot2/san/*; do
 	[ -f "$f" ] && emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E 'ERROR|runtime error' "$f")"
 done
 if [ -d "$run/san" ]; then
-	grep -l -E 'runtime error:|ERROR: [A-Za-z]+Sanitizer' "$run"/guest/*.log \
-		"$run"/boot2/guest/*.log "$run"/host/*.log "$run"/perftest.log 2>/dev/null |
-	while read -r f; do
-		emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E 'runtime error:|ERROR: [A-Za-z]+Sanitizer' "$f")"
+	san='runtime error:|ERROR: [A-Za-z]+Sanitizer'
+	for f in "$run"/guest/*.log "$run"/boot2/guest/*.log "$run"/host/*.log "$run"/perftest.log; do
+		[ -f "$f" ] && grep -q -E "$san" "$f" &&
+			emit fail sanitizer "${f#"$run"/}" "$(grep -m1 -E "$san" "$f")"
 	done
+	emit pass sanitizer "(reports)" "$(grep -c '^fail	sanitizer' "$out") reports"
 fi
 
 # Judge upstream's tests against the base.
