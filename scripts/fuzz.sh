@@ -43,7 +43,7 @@ rc=0
 for p in "${pids[@]}"; do
 	wait "$p" || rc=$?
 done
-[ "$rc" = 0 ] || { tail -20 "$F"/*.log >&2; die "afl-fuzz failed (logs: build/fuzz/*.log)"; }
+[ "$rc" = 0 ] || { tail -n 20 "$F"/*.log >&2; die "afl-fuzz failed (logs: build/fuzz/*.log)"; }
 
 # stat FILE KEY: a value from afl-fuzz's fuzzer_stats
 stat() { sed -n "s/^$2 *: //p" "$1"; }
