@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "mmap3.h"
 
 #ifndef FS_IOC_GETVERSION
 #define FS_IOC_GETVERSION	_IOR('v', 1, long)
@@ -42,30 +43,6 @@
 
 #define RB_PAGES	16
 #define FILE_PAGES	4
-#define BUILD_ID_MAX	20
-
-/* PERF_RECORD_MMAP3 as documented in include/uapi/linux/perf_event.h. */
-struct mmap3_record {
-	struct perf_event_header	header;
-	__u32				pid, tid;
-	__u64				addr;
-	__u64				len;
-	__u64				pgoff;
-	__u32				maj;
-	__u32				min;
-	__u64				ino;
-	__u64				ino_generation;
-	__u32				prot, flags;
-	__s64				mtime;
-	__u8				build_id_size;
-	__u8				__reserved_1;
-	__u16				filename_offset;
-	__u8				build_id[BUILD_ID_MAX];
-	char				filename[];
-};
-
-static_assert(offsetof(struct mmap3_record, filename) == 104,
-	      "MMAP3 fixed part is 104 bytes");
 
 /* The part all of MMAP, MMAP2 and MMAP3 share. */
 struct mmap_common {
@@ -106,21 +83,6 @@ struct records {
 	char				*buf;
 	size_t				len;
 };
-
-static size_t page_size(void)
-{
-	return sysconf(_SC_PAGESIZE);
-}
-
-static size_t align8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-static pid_t sys_gettid(void)
-{
-	return syscall(__NR_gettid);
-}
 
 static __s64 stat_mtime_ns(const struct stat *st)
 {
@@ -322,32 +284,6 @@ static bool mmap3_well_formed(struct __test_metadata *_metadata,
 	return true;
 }
 
-/* Remove @name under @at, recursing into directories of any depth. */
-static void rm_rf_at(int at, const char *name)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	if (!unlinkat(at, name, 0))
-		return;
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		rm_rf_at(dirfd(d), de->d_name);
-	}
-	closedir(d);
-	unlinkat(at, name, AT_REMOVEDIR);
-}
-
 FIXTURE(mmap3)
 {
 	char		dir[PATH_MAX];	/* canonical path of the scratch dir */
@@ -355,63 +291,13 @@ FIXTURE(mmap3)
 	struct records	rec;
 };
 
-/* Create a directory in which files can be mapped PROT_EXEC. */
-static bool make_scratch_dir(const char *parent, char *out)
-{
-	char tmpl[PATH_MAX], probe[PATH_MAX + 8];
-	bool ok = false;
-	void *p;
-	int fd;
-
-	if (snprintf(tmpl, sizeof(tmpl), "%s/mmap3.XXXXXX", parent) >= PATH_MAX)
-		return false;
-	if (!mkdtemp(tmpl))
-		return false;
-	snprintf(probe, sizeof(probe), "%s/probe", tmpl);
-	fd = open(probe, O_RDWR | O_CREAT | O_EXCL, 0700);
-	if (fd >= 0 && !ftruncate(fd, page_size())) {
-		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			munmap(p, page_size());
-			ok = true;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	unlink(probe);
-	if (ok && realpath(tmpl, out))
-		return true;
-	rmdir(tmpl);
-	return false;
-}
-
-/* Whether this kernel knows attr.mmap3; an unknown attr bit is EINVAL. */
-static bool have_mmap3(void)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	mmap3_attr(&attr);
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 || errno != EINVAL;
-}
-
 FIXTURE_SETUP(mmap3)
 {
-	static const char * const parents[] = { "/tmp", "/dev/shm", "." };
-	const char *tmpdir = getenv("TMPDIR");
-	bool ok;
-
 	for (int i = 0; i < 3; i++)
 		self->ring[i].fd = -1;
 	if (!have_mmap3())
 		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
-	ok = tmpdir && make_scratch_dir(tmpdir, self->dir);
-	for (size_t i = 0; i < ARRAY_SIZE(parents) && !ok; i++)
-		ok = make_scratch_dir(parents[i], self->dir);
-	ASSERT_TRUE(ok) {
+	ASSERT_TRUE(make_scratch_dir("mmap3", self->dir)) {
 		TH_LOG("no directory that allows PROT_EXEC file mappings");
 	}
 }

@@ -66,11 +66,11 @@
 #include <sys/types.h>
 
 #include "../kselftest_harness.h"
+#include "mmap3.h"
 
 #define NR_THREADS		4
 #define NR_ITERS		2000
 #define NR_MAPS			((__u64)NR_THREADS * NR_ITERS)
-#define BUILD_ID_MAX		20
 #define OTHERS_LOGGED		8
 /*
  * Between drains of the one-page buffers, which hold about 28 records: slow
@@ -81,29 +81,6 @@
 #define SLOW_DRAIN_US		50000
 #define FAST_DRAIN_US		1000
 #define STORM_TIMEOUT		60
-
-/* PERF_RECORD_MMAP3 as documented in include/uapi/linux/perf_event.h. */
-struct mmap3_record {
-	struct perf_event_header	header;
-	__u32				pid, tid;
-	__u64				addr;
-	__u64				len;
-	__u64				pgoff;
-	__u32				maj;
-	__u32				min;
-	__u64				ino;
-	__u64				ino_generation;
-	__u32				prot, flags;
-	__s64				mtime;
-	__u8				build_id_size;
-	__u8				__reserved_1;
-	__u16				filename_offset;
-	__u8				build_id[BUILD_ID_MAX];
-	char				filename[];
-};
-
-static_assert(offsetof(struct mmap3_record, filename) == 104,
-	      "MMAP3 fixed part is 104 bytes");
 
 /* sample_id for sample_type = PERF_SAMPLE_TID. */
 struct sample_id {
@@ -171,21 +148,6 @@ struct other_record {
 	char				name[64];
 };
 
-static size_t page_size(void)
-{
-	return sysconf(_SC_PAGESIZE);
-}
-
-static size_t align8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-static pid_t sys_gettid(void)
-{
-	return syscall(__NR_gettid);
-}
-
 /* Size of the MMAP3 record for a mapping of @path, with sample_id. */
 static size_t mmap3_record_size(const char *path)
 {
@@ -205,80 +167,6 @@ static void storm_attr(struct perf_event_attr *attr)
 	attr->read_format = PERF_FORMAT_LOST;
 	attr->disabled = 1;
 	attr->mmap3 = 1;
-}
-
-/* Whether this kernel knows attr.mmap3; an unknown attr bit is EINVAL. */
-static bool have_mmap3(void)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	attr.mmap3 = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 || errno != EINVAL;
-}
-
-/* Remove @name under @at, recursing into directories. */
-static void rm_rf_at(int at, const char *name)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	if (!unlinkat(at, name, 0))
-		return;
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		rm_rf_at(dirfd(d), de->d_name);
-	}
-	closedir(d);
-	unlinkat(at, name, AT_REMOVEDIR);
-}
-
-/* Create a directory in which files can be mapped PROT_EXEC. */
-static bool make_scratch_dir(const char *parent, char *out)
-{
-	char tmpl[PATH_MAX], probe[PATH_MAX + 8];
-	bool ok = false;
-	void *p;
-	int fd;
-
-	if (snprintf(tmpl, sizeof(tmpl), "%s/mmap3_storm.XXXXXX", parent) >= PATH_MAX)
-		return false;
-	if (!mkdtemp(tmpl))
-		return false;
-	snprintf(probe, sizeof(probe), "%s/probe", tmpl);
-	fd = open(probe, O_RDWR | O_CREAT | O_EXCL, 0700);
-	if (fd >= 0 && !ftruncate(fd, page_size())) {
-		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			munmap(p, page_size());
-			ok = true;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	unlink(probe);
-	if (ok && realpath(tmpl, out))
-		return true;
-	rmdir(tmpl);
-	return false;
 }
 
 /* Everything one test uses, in a struct of its own that helpers can take. */
@@ -336,10 +224,7 @@ static int make_file(struct storm_state *st, const char *name, char *path,
 FIXTURE_SETUP(storm)
 {
 	struct storm_state *st = &self->st;
-	static const char * const parents[] = { "/tmp", "/dev/shm", "." };
-	const char *tmpdir = getenv("TMPDIR");
 	char name[32];
-	bool ok;
 
 	st->flush_fd = -1;
 	for (int t = 0; t < NR_THREADS; t++)
@@ -349,10 +234,7 @@ FIXTURE_SETUP(storm)
 	if (!have_mmap3())
 		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
 
-	ok = tmpdir && make_scratch_dir(tmpdir, st->dir);
-	for (size_t i = 0; i < ARRAY_SIZE(parents) && !ok; i++)
-		ok = make_scratch_dir(parents[i], st->dir);
-	ASSERT_TRUE(ok) {
+	ASSERT_TRUE(make_scratch_dir("mmap3_storm", st->dir)) {
 		TH_LOG("no directory that allows PROT_EXEC file mappings");
 	}
 
