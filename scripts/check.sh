@@ -11,6 +11,8 @@ mode=${1:-check}
 run=$OBJ/runs/$(date +%Y%m%d-%H%M%S)-$mode
 mkdir -p "$run/host"
 ln -sfn "${run##*/}" "$OBJ/runs/last"
+# The project's commit, for make fresh-check to compare with.
+git -C "$TOP" describe --always --dirty >"$run/project" 2>/dev/null || true
 
 hosttest() {	# name, command...: record a host-side result
 	local n=$1 rc=0

@@ -123,6 +123,9 @@ done | tail -1)
 new=$(ls -d "$R$PROJ"/build/runs/*-check 2>/dev/null | tail -1)
 if [ -n "$ref" ] && [ -f "$new/results.tsv" ]; then
 	stage "comparing with the host's ${ref#$TOP/}"
+	was=$(cat "$ref/project" 2>/dev/null || echo "an unrecorded commit")
+	[ "$was" = "$(git -C "$TOP" describe --always)" ] ||
+		echo "  note: the host's run tested $was, not HEAD: a difference can come from the commits between; run make check on the host first"
 	if awk -F'\t' 'NR == FNR { was[$2 "\t" $3] = $1; next }
 		($2 "\t" $3) in was && $1 != was[$2 "\t" $3] {
 			print "  " $1 " (host: " was[$2 "\t" $3] ") " $2 ": " $3 ": " $4; bad = 1
