@@ -142,10 +142,13 @@ kselftests() {
 }
 
 perftest() {
+	# KASAN and lockdep (KERNEL=debug) make perf test 2.5 times slower.
+	limit=1500
+	[ "$KERNEL" = debug ] && limit=4000
 	# inject_mmap3.sh leaves its files for the host-side stock perf check.
 	# shellcheck disable=SC2086
 	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
-		timed "perf test${tests:+ $tests}" $R/perftest.log timeout 1500 perf test $tests)
+		timed "perf test${tests:+ $tests}" $R/perftest.log timeout $limit perf test $tests)
 	echo $? >$R/perftest.rc
 	# Each failed test once more, verbose, for its log: a test the
 	# baseline calls flaky may pass there (scripts/report.sh).
