@@ -24,12 +24,18 @@ rig="rig.mode=MODE rig.top=$TOP rig.obj=$OBJ rig.kernel=$KERNEL"
 # SeaBIOS's MP table, which lists one CPU per socket; QEMU's "-smp 2" is
 # one socket of two cores, and the guest would run on one CPU.
 cpus=2
+# The guest's writes (the overlay, /tmp, /root with perf's ~/.debug) live
+# in its RAM, as tmpfs, each limited to half of it. With 1 GiB, "Test java
+# symbol" ran out of space in ~/.debug late in perf test: perf inject -j
+# writes a small DSO per jitted method. Untouched guest RAM costs the host
+# nothing.
+mem=2G
 qemu() {
 	local accel=$1 m=$2 dir=$3 t=$4 cpu=max
 	shift 4
 	[ "$accel" = kvm ] && cpu=host
 	timeout --foreground -k 10 "$t" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
-		-smp "$cpus,sockets=$cpus" -m 1G -nographic -no-reboot -nodefaults \
+		-smp "$cpus,sockets=$cpus" -m $mem -nographic -no-reboot -nodefaults \
 		-kernel "$bz" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 $root init=$init ${rig/MODE/$m} ${EXTRA_CMDLINE:-}" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
@@ -75,7 +81,7 @@ if [ "$mode" = bench ] && [ "$ACCEL" = tcg ]; then
 	extra=(-icount shift=0,sleep=off)
 	cpus=1
 fi
-stage "booting the kernel in QEMU ($ACCEL, $cpus vCPUs, 1 GiB, mode $mode, limit ${limit}s)"
+stage "booting the kernel in QEMU ($ACCEL, $cpus vCPUs, $mem, mode $mode, limit ${limit}s)"
 start=$(date +%s)
 rc=0
 qemu "$ACCEL" "$mode" "$run" "$limit" -serial "file:$run/console.log" "${extra[@]}" </dev/null || rc=$?

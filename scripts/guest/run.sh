@@ -6,6 +6,7 @@
 #   kselftest/NAME.tap, .rc   each perf_events kselftest binary
 #   perftest.log              upstream perf test
 #   perftest-rerun/N.log      perf test -v N, once more for each that failed
+#   perftest-space.txt        the guest's free space and memory after it
 #   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
 #                             scripts/tests/guest2 in a second boot)
 #   artifacts/NAME/           files a guest test leaves for the host tests
@@ -150,6 +151,9 @@ perftest() {
 	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 \
 		timed "perf test${tests:+ $tests}" $R/perftest.log timeout $limit perf test $tests)
 	echo $? >$R/perftest.rc
+	# What perf test left in the guest's RAM (tmpfs), for a test that
+	# fails with ENOSPC.
+	{ df -k / /tmp /root; free -m; } >$R/perftest-space.txt 2>&1
 	# Each failed test once more, verbose, for its log: a test the
 	# baseline calls flaky may pass there (scripts/report.sh).
 	mkdir -p $R/perftest-rerun
