@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the patched Linux 6.1.192 kernel and perf, boot them in QEMU, test.
-# Run "make help" for the targets. KERNEL=debug selects the debug kernel.
+# Build the patched kernel and perf, boot them in QEMU, test.
+# Run "make help" for the targets. BASE=6.1 or 6.12 selects the base
+# (scripts/lib.sh has the default), KERNEL=debug the debug kernel.
 
 S := scripts
 KERNEL ?= default
-export KERNEL TESTS
+export KERNEL TESTS BASE
 
 .PHONY: help deps tree kernel perf perf-san perf-fuzz tests build check demo \
 	shell bench fuzz fuzz-seeds upstream baseline export reset-tree mbox \
@@ -57,7 +58,7 @@ fuzz-seeds: build
 	@$(S)/check.sh seeds
 
 shell: build
-	@rm -rf build/runs/shell && $(S)/vm.sh shell build/runs/shell
+	@$(S)/vm.sh shell
 
 export:
 	@$(S)/export.sh

@@ -3,12 +3,12 @@
 #
 # Run upstream's own tests (the perf_events kselftests and perf test) on the
 # unpatched base with our config, and record which pass in
-# scripts/upstream-baseline.txt. Reasons already written there for tests
+# scripts/upstream-baseline-BASE.txt. Reasons already written there for tests
 # that fail or skip are kept; a new one gets a placeholder to fill in.
 . "$(dirname "$0")/lib.sh"
 
-out=$TOP/scripts/upstream-baseline.txt
-export OBJ=$B/series
+out=$TOP/scripts/upstream-baseline-$BASE.txt
+export OBJ=$BOBJ/series
 series_tree_at_base
 "$TOP/scripts/build-kernel.sh"
 "$TOP/scripts/build-perf.sh"

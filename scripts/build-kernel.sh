@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the kernel (bzImage and modules) out of tree in build/kbuild/$KERNEL
+# Build the kernel (bzImage and modules) out of tree in build/BASE/kbuild/$KERNEL
 # from tinyconfig plus our fragments, and install its UAPI headers for the
 # selftests. KERNEL=debug adds the debug fragment.
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +29,7 @@ if [ "$(cat "$KBUILD/.config.frags" 2>/dev/null)" != "$sum" ] || [ ! -f "$KBUILD
 		[ "${f##*/}" = kvm_guest.config ] && continue
 		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while read -r l; do
 			grep -qxF "$l" "$KBUILD/.config" ||
-				die "${f##*/}: $l did not stick (a dependency is missing; see build/kbuild/$KERNEL/merge.log)"
+				die "${f##*/}: $l did not stick (a dependency is missing; see ${KBUILD#$TOP/}/merge.log)"
 		done
 	done
 	echo "$sum" >"$KBUILD/.config.frags"
@@ -51,7 +51,7 @@ touch "$stamp.new"
 
 stage "building the kernel ($KERNEL)"
 kmake -s bzImage modules 2>&1 | tee "$KBUILD/build.log" | grep -v '^$' || true
-[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed (log: build/kbuild/$KERNEL/build.log)"
+[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed (log: ${KBUILD#$TOP/}/build.log)"
 if grep -q 'warning:' "$KBUILD/build.log"; then
 	echo "note: the kernel build printed warnings (build/kbuild/$KERNEL/build.log)"
 fi

@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build perf from the patched tree into build/perf (or $PERF_OUT), with
+# Build perf from the patched tree into build/BASE/perf (or $PERF_OUT), with
 # what upstream's perf tests need: libelf, libdw, slang, zlib and zstd,
 # libbpf with the BPF skeletons (--off-cpu, --bpf-counters), libpfm4,
 # libbfd (PE files) and the JVMTI agent (Test java symbol). Not the builtin
 # clang (LIBCLANGLLVM=1): linked to libLLVM, every start of perf takes 0.4 s
-# more under TCG, and perf test twice as long. The rest is off to keep the
-# build short. "dlfilter C API" loads dlfilters/ next to perf.
+# more under TCG, and perf test twice as long; for the same reason not
+# 6.12's libLLVM disassembler and symbolizer (NO_LIBLLVM=1). 6.12 builds
+# libbfd only when asked (BUILD_NONDISTRO=1); 6.1 ignores both. The rest is
+# off to keep the build short. "dlfilter C API" loads dlfilters/ next to perf.
 # Without libpython perf test would run tests/attr.py without an interpreter
 # ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
-# PERF_SAN=1 builds with ASan and UBSan into build/perf-san; PERF_FUZZ=1
-# with AFL++'s instrumentation too (afl-clang-fast) into build/perf-fuzz.
+# PERF_SAN=1 builds with ASan and UBSan into build/BASE/perf-san; PERF_FUZZ=1
+# with AFL++'s instrumentation too (afl-clang-fast) into build/BASE/perf-fuzz.
 . "$(dirname "$0")/lib.sh"
 
 OUT=${PERF_OUT:-$OBJ/perf}
@@ -46,7 +48,7 @@ stage "building perf$variant"
 make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="$cc" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
 	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
-	BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 \
+	BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 BUILD_NONDISTRO=1 NO_LIBLLVM=1 \
 	WERROR=1 "${extra[@]}" >"$OUT/build.log" 2>&1 ||
 	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
 # Upstream's default target, all: one sub-make. Goals named on the command

@@ -3,8 +3,8 @@
 #
 # check.sh MODE: boot the built kernel, run MODE in the guest (check,
 # upstream, demo, bench), run the host-side tests on what came back, and
-# print the results. The run's files stay in build/runs/<time>-MODE, and
-# build/runs/last points at it.
+# print the results. The run's files stay in build/BASE/runs/<time>-MODE,
+# and build/BASE/runs/last points at it.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-check}

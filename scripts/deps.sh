@@ -9,7 +9,7 @@
 # mawk, gzip, tar, util-linux (unshare, setpriv), libc-bin (ldd) and perl;
 # everything else is listed here. make fresh-check proves the list.
 #
-#   tree.sh        tar -xJ of linux-source-6.1's tarball   linux-source-6.1 xz-utils
+#   tree.sh        tar -xJ of the base's tarball            linux-source-BASE xz-utils
 #                  git init/am/worktree/format-patch        git
 #   kernel build   gcc, ld, as, nm, objcopy, make            build-essential
 #                  kconfig's lexer and parser                bison flex
@@ -26,6 +26,8 @@
 #                  BPF skeletons (BUILD_BPF_SKEL=1)          clang
 #                  libpfm4: the --pfm-events tests           libpfm4-dev
 #                  libbfd: "PE file support"                 binutils-dev
+#                  6.12: perf builds only with the system's  libtraceevent-dev
+#                  libtraceevent (6.1 has its own in tools/)
 #                  JVMTI agent: "Test java symbol"           default-jdk-headless
 #   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
@@ -60,7 +62,7 @@
 # libcap.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.1 build-essential bc bison flex kmod xz-utils git
+PKGS="$BASE_PKG libtraceevent-dev build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping

@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Write the commits of build/src (base..HEAD) back into the project:
-# patches/*.patch and patches/series for edits to files of the base, the
-# files new to the tree at their in-tree paths, and patches/new-files naming
-# the patch that creates each. The output has no dates or hashes that churn:
-# exporting an unchanged tree gives byte-identical files.
+# Write the commits of build/BASE/src (base..HEAD) back into the project:
+# patches/BASE/*.patch and series for edits to files of the base, the files
+# new to the tree, and patches/BASE/new-files naming the patch that creates
+# each. A commit that only creates new files becomes a patch without a diff,
+# its message. The output has no dates or hashes that churn: exporting an
+# unchanged tree gives byte-identical files.
+#
+# A new file that is the same on every base that has it is kept once, at its
+# in-tree path, which the default base (the first of BASES) owns. A base whose
+# copy differs keeps it in patches/BASE/files/ (lib.sh's new_file).
 . "$(dirname "$0")/lib.sh"
 
-P=$TOP/patches
-cd "$SRC" || die "no build/src; run make tree"
+cd "$SRC" || die "no ${SRC#$TOP/}; run make tree"
 [ -z "$(git status --porcelain -uno)" ] ||
-	die "build/src has uncommitted edits; commit them there first"
+	die "${SRC#$TOP/} has uncommitted edits; commit them there first"
 
 commits=$(git rev-list --reverse --no-merges base..HEAD)
 [ "$(git rev-list --count --merges base..HEAD)" = 0 ] || die "base..HEAD has merges; rebase them away"
@@ -35,21 +39,21 @@ tmp=$(mktemp -d "$B/export.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 excludes=()
 for f in $newfiles; do excludes+=(":(exclude)$f"); done
-git format-patch -q -N --zero-commit --no-signature --no-encode-email-headers \
-	-o "$tmp" base..HEAD -- . "${excludes[@]}"
-
-# A patch made of new files only would vanish from patches/: refuse it.
+# Index lines of 9 digits, as a repository of the base alone gives.
+fp() { git -c core.abbrev=9 format-patch -q -N --zero-commit --no-signature --no-encode-email-headers -o "$tmp" "$@"; }
 n=0
 for c in $commits; do
 	n=$((n + 1))
-	ls "$tmp"/"$(printf '%04d' $n)"-*.patch >/dev/null 2>&1 ||
-		die "commit $(git log -1 --format='"%s"' "$c") only adds new files;
-  a patch must also wire them into a file of the base (Makefile, Build, index)"
+	fp --start-number=$n "$c^..$c" -- . "${excludes[@]}"
+	ls "$tmp"/"$(printf '%04d' $n)"-*.patch >/dev/null 2>&1 && continue
+	# Only new files: keep the message, cut before the diffstat.
+	fp --start-number=$n "$c^..$c"
+	f=$(ls "$tmp"/"$(printf '%04d' $n)"-*.patch)
+	sed -i '/^---$/,$d' "$f"
 done
 [ "$(ls "$tmp" | wc -l)" = "$n" ] || die "format-patch gave an unexpected number of patches"
 
-# Write the result: series, new-files, patches, new files.
-(cd "$tmp" && ls -- *.patch) >"$tmp/series"
+(cd "$tmp" && ls -- *.patch 2>/dev/null) >"$tmp/series" || true
 : >"$tmp/new-files"
 for f in $newfiles; do
 	idx=$(git rev-list --count "base..${creator[$f]}")
@@ -57,21 +61,61 @@ for f in $newfiles; do
 done
 sort -o "$tmp/new-files" "$tmp/new-files"
 
-# Remove new files the series no longer creates.
-if [ -f "$P/new-files" ]; then
-	for f in $(awk '!/^#/ { print $1 }' "$P/new-files"); do
-		grep -qxF "$f" <<<"$newfiles" || rm -f "$TOP/$f"
+# used_by F: the other bases whose series take F from its in-tree path.
+used_by() {
+	local b
+	for b in $BASES; do
+		[ "$b" != "$BASE" ] && [ ! -e "$TOP/patches/$b/files/$1" ] &&
+			awk '!/^#/ { print $1 }' "$TOP/patches/$b/new-files" 2>/dev/null | grep -qxF "$1" &&
+			echo "$b"
 	done
-fi
-for f in $newfiles; do
-	mkdir -p "$(dirname "$TOP/$f")"
-	git show "HEAD:$f" >"$TOP/$f"
-	[ "$(git ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ] && chmod +x "$TOP/$f" || chmod -x "$TOP/$f"
-done
-rm -rf "$P" && mkdir -p "$P"
-cp "$tmp"/*.patch "$tmp/series" "$tmp/new-files" "$P/" 2>/dev/null || cp "$tmp/series" "$tmp/new-files" "$P/"
+	return 0
+}
+default=${BASES%% *}
 
-# The tree is now what patches/ describes: record that, so make does not
-# rebuild it.
+# Remove new files the series no longer creates.
+for f in $(awk '!/^#/ { print $1 }' "$P/new-files" 2>/dev/null); do
+	grep -qxF "$f" <<<"$newfiles" && continue
+	rm -f "$P/files/$f"
+	[ -n "$(used_by "$f")" ] || rm -f "$TOP/$f"
+done
+for f in $newfiles; do
+	git show "HEAD:$f" >"$tmp/new"
+	[ "$(git ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ] && chmod +x "$tmp/new" || chmod -x "$tmp/new"
+	top=$TOP/$f
+	if [ "$BASE" = "$default" ] || [ ! -e "$top" ] || [ -z "$(used_by "$f")" ]; then
+		# This base owns the in-tree copy. Another base that took the
+		# old one from there and differs now keeps its own.
+		if [ -e "$top" ] && ! cmp -s "$top" "$tmp/new"; then
+			for b in $(used_by "$f"); do
+				mkdir -p "$(dirname "$TOP/patches/$b/files/$f")"
+				cp -p "$top" "$TOP/patches/$b/files/$f"
+			done
+		fi
+		mkdir -p "$(dirname "$top")"
+		cp -p "$tmp/new" "$top"
+		rm -f "$P/files/$f"
+		# A base whose own copy is now the same shares this one.
+		for b in $BASES; do
+			if [ -e "$TOP/patches/$b/files/$f" ] && cmp -s "$TOP/patches/$b/files/$f" "$top"; then
+				rm "$TOP/patches/$b/files/$f"
+			fi
+		done
+	elif cmp -s "$top" "$tmp/new"; then
+		rm -f "$P/files/$f"
+	else
+		mkdir -p "$(dirname "$P/files/$f")"
+		cp -p "$tmp/new" "$P/files/$f"
+	fi
+done
+find "$TOP/patches" -depth -type d -path '*/files*' -empty -delete
+
+mkdir -p "$P"
+rm -f "$P"/*.patch "$P/series" "$P/new-files"
+cp "$tmp"/*.patch "$P/" 2>/dev/null || true
+cp "$tmp/series" "$tmp/new-files" "$P/"
+
+# The tree is now what patches/BASE/ describes: record that, so make does
+# not rebuild it.
 "$TOP/scripts/tree.sh" --stamp-only
-printf 'exported %d patches and %d new files to patches/\n' "$n" "$(echo $newfiles | wc -w)"
+printf 'exported %d patches and %d new files to patches/%s/\n' "$n" "$(echo $newfiles | wc -w)" "$BASE"

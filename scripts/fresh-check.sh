@@ -5,7 +5,8 @@
 # machine. In a minimal Debian bookworm root (debootstrap --variant=minbase,
 # plus make and git, the README's prerequisites), made from the archive that
 # apt uses here, clone the committed HEAD and run "make demo" and then
-# "make check" in a chroot that has only /proc, /sys and /dev of the host.
+# "make check" in a chroot that has only /proc, /sys and /dev of the host,
+# on BASE (the default base unless given).
 #
 # The debootstrapped root is kept pristine in build/fresh/bookworm.tar, and
 # each run starts from a new copy of it: nothing an earlier run installed can
@@ -74,7 +75,7 @@ run() {
 	t0=$(date +%s)
 	chroot "$R" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		bash -c "cd $PROJ && make $1" </dev/null >"$log" 2>&1 || rc=$?
+		bash -c "cd $PROJ && make $1 BASE=$BASE" </dev/null >"$log" 2>&1 || rc=$?
 	t=$(( $(date +%s) - t0 ))
 	grep -E '^==> ' "$log" | sed 's/^/  /'
 	if [ "$rc" = 0 ]; then
@@ -100,9 +101,9 @@ stage "looking for what the fresh root lacked"
 # count. perf test's log does not: upstream's tests probe for optional
 # tools (wine, clang) and say so; the comparison below judges them.
 missing=': (command )?not found$|^/usr/bin/env: .*: No such file or directory$|Error 127$|No module named|ModuleNotFoundError|Can.t locate .* in @INC'
-logs=$(find "$F"/demo.log "$F"/check.log "$R$PROJ"/build/runs/*/host \
-	"$R$PROJ"/build/runs/*/guest "$R$PROJ"/build/runs/*/run.log \
-	"$R$PROJ/build" -path "$R$PROJ/build/runs" -prune -o -name '*.log' -type f -print 2>/dev/null)
+runs=$R$PROJ/build/$BASE/runs
+logs=$(find "$F"/demo.log "$F"/check.log "$runs"/*/host "$runs"/*/guest "$runs"/*/run.log \
+	"$R$PROJ/build" -path "$runs" -prune -o -name '*.log' -type f -print 2>/dev/null)
 # shellcheck disable=SC2086
 if grep -EHn "$missing" $logs 2>/dev/null | sed "s|$R||" >"$F/missing.txt"; then
 	sed 's/^/  /' "$F/missing.txt" | head -30
@@ -116,11 +117,11 @@ fi
 # here ("no readelf", say) is a dependency that deps.sh missed, and so is a
 # pass where the host's skips (attr.py's workload, kill, once passed every
 # case as unsupported).
-ref=$(ls -d "$B"/runs/*-check 2>/dev/null | sort | while read -r d; do
+ref=$(ls -d "$BOBJ"/runs/*-check 2>/dev/null | sort | while read -r d; do
 	[ -f "$d/results.tsv" ] && grep -q '^[a-z]*	kselftest:' "$d/results.tsv" &&
 		grep -q '^[a-z]*	perf-test	' "$d/results.tsv" && echo "$d"
 done | tail -1)
-new=$(ls -d "$R$PROJ"/build/runs/*-check 2>/dev/null | tail -1)
+new=$(ls -d "$runs"/*-check 2>/dev/null | tail -1)
 if [ -n "$ref" ] && [ -f "$new/results.tsv" ]; then
 	stage "comparing with the host's ${ref#$TOP/}"
 	was=$(cat "$ref/project" 2>/dev/null || echo "an unrecorded commit")

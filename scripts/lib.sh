@@ -5,12 +5,24 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/build
-# OBJ is the root of one tree and its builds: build/ for the series under
-# test, build/series/ for make series-check and make baseline.
-OBJ=${OBJ:-$B}
+
+# The bases the series is carried on, the default first. Each has its
+# series in patches/BASE/ and builds in build/BASE/.
+BASES="6.1 6.12"
+BASE=${BASE:-${BASES%% *}}
+case $BASE in
+6.1) BASE_VERSION=6.1.192 ;;
+6.12) BASE_VERSION=6.12.117 ;;
+*) echo "error: BASE=$BASE: the bases are $BASES" >&2; exit 1 ;;
+esac
+BASE_PKG=linux-source-$BASE
+BASE_TARBALL=${BASE_TARBALL:-/usr/src/$BASE_PKG.tar.xz}
+P=$TOP/patches/$BASE
+# OBJ is the root of one tree and its builds: build/BASE/ for the series
+# under test, build/BASE/series/ for make series-check and make baseline.
+BOBJ=$B/$BASE
+OBJ=${OBJ:-$BOBJ}
 SRC=$OBJ/src
-BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-BASE_VERSION=6.1.192
 KERNEL=${KERNEL:-default}
 KBUILD=$OBJ/kbuild/$KERNEL
 JOBS=${JOBS:-$(nproc)}
@@ -39,14 +51,25 @@ up_to_date() {
 }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# The second tree, build/series/src: a worktree of build/src reset to the
-# base, for make series-check and make baseline.
+# new_file F: the copy of F, a file new to the tree, that this base's series
+# adds. A file that is the same on every base is kept once, at its in-tree
+# path; a base whose copy differs keeps its own in patches/BASE/files/.
+new_file() {
+	if [ -e "$P/files/$1" ]; then
+		echo "$P/files/$1"
+	else
+		echo "$TOP/$1"
+	fi
+}
+
+# The second tree, build/BASE/series/src: a worktree of build/BASE/src reset
+# to the base, for make series-check and make baseline.
 series_tree_at_base() {
-	local s=$B/series/src
+	local s=$BOBJ/series/src
 	if [ ! -e "$s/.git" ]; then
-		stage "making the second tree, build/series/src"
-		git -C "$B/src" worktree prune
-		git -C "$B/src" worktree add -q --detach "$s" base
+		stage "making the second tree, ${s#$TOP/}"
+		git -C "$BOBJ/src" worktree prune
+		git -C "$BOBJ/src" worktree add -q --detach "$s" base
 	fi
 	git -C "$s" am --abort >/dev/null 2>&1 || true
 	git -C "$s" checkout -q -f --detach base

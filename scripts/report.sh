@@ -5,7 +5,7 @@
 # into RUNDIR/results.tsv (status, suite, test, detail), print one table and
 # the line "N passed, N failed, N skipped", and exit non-zero on a failure.
 #
-# Upstream's own tests are judged against scripts/upstream-baseline.txt:
+# Upstream's own tests are judged against scripts/upstream-baseline-BASE.txt:
 # one that passed on the unpatched base must pass (a skip is a failure);
 # one that failed or skipped there is reported as skipped, with the reason
 # recorded in the baseline. One that the baseline calls "flaky: why" may
@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 run=$1
-baseline=${BASELINE:-$TOP/scripts/upstream-baseline.txt}
+baseline=${BASELINE:-$TOP/scripts/upstream-baseline-$BASE.txt}
 out=$run/results.tsv
 : >"$out"
 

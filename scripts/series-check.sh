@@ -1,26 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# For every patch of the series in order, on a second tree (build/series/src):
+# For every patch of the series in order, on a second tree
+# (build/BASE/series/src), topic by topic as make mbox writes them:
 # apply it, build the kernel (and perf when the patch touches tools/, the
 # selftests when it touches them), and run checkpatch.pl --strict on it.
 # One line per patch; exit non-zero if any step of any patch failed.
 # Each step reuses the previous patch's objects, and ccache.
 . "$(dirname "$0")/lib.sh"
 
-MBOX=$B/series/mbox "$TOP/scripts/mbox.sh" >/dev/null
-export OBJ=$B/series
+MBOX=$BOBJ/series/mbox "$TOP/scripts/mbox.sh" >/dev/null
+export OBJ=$BOBJ/series
 S=$OBJ/src
 series_tree_at_base
 
-# Checks that are ignored, each with its reason, one type per line.
-ignore=$(grep -v '^#' "$TOP/scripts/checkpatch.ignore" | cut -d' ' -f1 | paste -sd, -)
+# Checks that are ignored, each with its reason, one type per line; a type
+# followed by [BASE] is ignored on that base only.
+ignore=$(awk -v b="[$BASE]" '!/^#/ && ($2 !~ /^\[/ || $2 == b) { print $1 }' \
+	"$TOP/scripts/checkpatch.ignore" | paste -sd, -)
 
 log=$OBJ/series-check.log
 : >"$log"
 fail=0
 stage "checking each patch: apply, build, checkpatch --strict (log: ${log#$TOP/})"
-for p in "$OBJ"/mbox/0*.patch; do
+for p in "$OBJ"/mbox/[0-9]*-*/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
 	name=$(basename "$p" .patch)
 	steps= bad=0 t0=$(date +%s)
@@ -59,4 +62,4 @@ for p in "$OBJ"/mbox/0*.patch; do
 	printf '%-4s %-62s %s (%ss)\n' "$st" "$(cut -c1-62 <<<"$name")" "$steps" "$(( $(date +%s) - t0 ))"
 done
 [ "$fail" = 0 ] || die "series-check failed (details: ${log#$TOP/})"
-echo "every patch applies, builds and passes checkpatch --strict"
+echo "$BASE: every patch applies, builds and passes checkpatch --strict"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm.sh MODE RUNDIR [TIMEOUT]: boot build/kbuild/$KERNEL on the host's own
+# vm.sh MODE [RUNDIR [TIMEOUT]]: boot build/BASE/kbuild/$KERNEL on the host's own
 # root file system (read-only over virtio 9p; scripts/guest/init lays a
 # tmpfs overlay on it), run MODE in the guest (check, upstream, demo, bench,
 # shell), and collect its results in RUNDIR over a second 9p share. The
@@ -11,7 +11,8 @@
 # rig-badinput.sh).
 . "$(dirname "$0")/lib.sh"
 
-mode=$1 run=$2 limit=${3:-1800}
+mode=$1 run=${2:-$OBJ/runs/$1} limit=${3:-1800}
+[ -n "${2:-}" ] || rm -rf "$run"
 bz=$KBUILD/arch/x86/boot/bzImage
 init=${RIG_INIT:-$TOP/scripts/guest/init}
 [ -f "$bz" ] || die "no kernel; run make build"

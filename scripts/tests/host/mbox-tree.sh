@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# git am of the mbox (make mbox) onto a clean base gives exactly the tree
-# that make check built.
+# git am of the topic mboxes (make mbox), in order, onto a clean base gives
+# exactly the tree that make check built.
 . "$(dirname "$0")/../../lib.sh"
 
-SRC=$B/src
 [ -z "$(git -C "$SRC" status --porcelain -uno)" ] ||
-	{ echo "build/src has uncommitted edits: the mbox cannot match what was built"; exit 2; }
+	{ echo "${SRC#$TOP/} has uncommitted edits: the mbox cannot match what was built"; exit 2; }
 [ "$(git -C "$SRC" rev-list --count base..HEAD)" -gt 0 ] ||
 	{ echo "the series is empty"; exit 2; }
 
@@ -17,15 +16,18 @@ MBOX=$tmp/mbox "$TOP/scripts/mbox.sh"
 # A sparse worktree at the base with only the files the mbox touches, so
 # that git am runs for real without checking out 80,000 files.
 git -C "$SRC" worktree add -q --no-checkout --detach "$tmp/tree" base
-grep -h '^diff --git a/' "$tmp"/mbox/0*.patch | awk '{ print "/" substr($3, 3) }' | sort -u >"$tmp/paths"
+grep -h '^diff --git a/' "$tmp"/mbox/*.mbox | awk '{ print "/" substr($3, 3) }' | sort -u >"$tmp/paths"
 git -C "$tmp/tree" sparse-checkout set --no-cone --stdin <"$tmp/paths"
 git -C "$tmp/tree" checkout -q --detach base
-ls "$tmp"/mbox/0*.patch | grep -v /0000-cover-letter.patch >"$tmp/list"
-git -C "$tmp/tree" -c user.name=check -c user.email=check@localhost am -q $(cat "$tmp/list")
+ls "$tmp"/mbox/*.mbox >"$tmp/list"
+# Each mbox starts with its cover letter, which has no diff: drop it.
+while read -r m; do
+	git -C "$tmp/tree" -c user.name=check -c user.email=check@localhost am -q --empty=drop "$m"
+done <"$tmp/list"
 want=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
 got=$(git -C "$tmp/tree" rev-parse 'HEAD^{tree}')
 echo "tree built by make check: $want"
 echo "tree from git am of mbox: $got"
-n=$(wc -l <"$tmp/list")
+n=$(git -C "$tmp/tree" rev-list --count base..HEAD)
 [ "$want" = "$got" ] || { git -C "$SRC" diff --stat "$got" HEAD; echo "the trees differ"; exit 1; }
-echo "the $n patches of the mbox give the tree make check built"
+echo "git am of the $(wc -l <"$tmp/list") mbox(es), $n patches, gives the tree make check built"

@@ -18,6 +18,8 @@ set -u
 # (build/), which the scratch scripts would take for theirs.
 bz=${KBUILD:-}/arch/x86/boot/bzImage
 unset OBJ SRC KBUILD KERNEL RUN RUN2 PERF TESTS EXTRA_CMDLINE BASE_TARBALL
+# The fake bases below are of 6.1.
+export BASE=6.1
 
 fail() { echo "FAIL: $*"; rc=1; }
 rc=0
@@ -27,10 +29,10 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 
 # A scratch project: the harness scripts, an empty series, its own build/.
 scratch() {
-	rm -rf "$tmp/p" && mkdir -p "$tmp/p/patches"
+	rm -rf "$tmp/p" && mkdir -p "$tmp/p/patches/$BASE"
 	cp -a "$top/scripts" "$tmp/p/scripts"
-	: >"$tmp/p/patches/series"
-	: >"$tmp/p/patches/new-files"
+	: >"$tmp/p/patches/$BASE/series"
+	: >"$tmp/p/patches/$BASE/new-files"
 }
 
 # expect NAME PATTERN... -- COMMAND...: COMMAND fails, and its output
@@ -95,14 +97,14 @@ fake_tarball 6.1.191
 scratch
 expect "wrong base version" '6\.1\.191' '6\.1\.192' -- \
 	env BASE_TARBALL="$tmp/linux.tar.xz" bash "$tmp/p/scripts/tree.sh"
-[ ! -e "$tmp/p/build/src" ] && [ ! -e "$tmp/p/build/src.tmp" ] ||
+[ ! -e "$tmp/p/build/$BASE/src" ] && [ ! -e "$tmp/p/build/$BASE/src.tmp" ] ||
 	fail "wrong base version: a tree was left in build/"
 
 # 3. A patch that does not apply: the patch and the hunk are named, and the
 # tree is not stamped, so the next run applies the series again.
 fake_tarball 6.1.192
 scratch
-cat >"$tmp/p/patches/0001-bad.patch" <<'EOF'
+cat >"$tmp/p/patches/$BASE/0001-bad.patch" <<'EOF'
 From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
 From: A U Thor <author@example.org>
 Date: Sat, 1 Jan 2000 00:00:00 +0000
@@ -119,10 +121,10 @@ diff --git a/file.c b/file.c
 -int y;
 +int z;
 EOF
-echo 0001-bad.patch >"$tmp/p/patches/series"
+echo 0001-bad.patch >"$tmp/p/patches/$BASE/series"
 expect "patch does not apply" '0001-bad\.patch' 'file\.c' 'does not apply' -- \
 	env BASE_TARBALL="$tmp/linux.tar.xz" bash "$tmp/p/scripts/tree.sh"
-[ ! -e "$tmp/p/build/src/.git/rig-series" ] || fail "patch does not apply: the tree was stamped"
+[ ! -e "$tmp/p/build/$BASE/src/.git/rig-series" ] || fail "patch does not apply: the tree was stamped"
 
 # 4. Kernels that do not boot, and a guest that never powers off.
 if [ -f "$bz" ] && command -v qemu-system-x86_64 >/dev/null; then
