@@ -48,8 +48,8 @@ wanted() {
 }
 
 # The debug kernel's guest takes about 2.5 times as long (run.sh).
-limit=2400
-[ "$KERNEL" = debug ] && limit=6000
+limit=3600
+[ "$KERNEL" = debug ] && limit=8000
 rc=0
 "$TOP/scripts/vm.sh" "$mode" "$run" "${VM_TIMEOUT:-$limit}" 2>"$run/host/boot.log" || rc=$?
 cat "$run/host/boot.log" >&2

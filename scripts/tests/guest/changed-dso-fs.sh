@@ -7,7 +7,10 @@
 # overlayfs. perf test "perf report warns about profiled files that
 # changed" runs with its files on each: recorded with build ids and
 # without (-B), untouched, then replaced. Untouched, no file at all may be
-# warned about; replaced, the file warns, in one line that names it.
+# warned about; replaced, the file warns, in one line that names it. Where
+# the kernel records the device that stat() gives too (overlayfs on 6.12
+# reports the overlay's inode), the test runs all the same; but one of the
+# file systems must show the difference, or nothing was tested.
 
 W=/tmp/changed-dso-fs
 fail() { echo "FAIL: $*"; exit 1; }
@@ -16,6 +19,7 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
+differs=
 rm -rf $W && mkdir -p $W/btrfs $W/ovl $W/lower $W/upper $W/work || exit 1
 
 # btrfs on a loop device of a sparse file on tmpfs, the files in a subvolume
@@ -40,11 +44,14 @@ for d in $W/btrfs/sub $W/ovl; do
 		$(( (dev & 0xff) | ((dev >> 12) & ~0xff) )))
 	echo "$fs: $d/prog recorded on $rec, stat() says $now"
 	[ -n "$rec" ] || fail "$fs: no mmap record of $d/prog"
-	[ "$rec" != "$now" ] || fail "$fs: stat() gives the recorded device, nothing to test"
+	[ "$rec" = "$now" ] || differs="$differs $fs"
 	rm -f $d/prog $W/probe.data
 
-	MMAP3_TEST_DIR=$d perf test -v "profiled files that changed" >$W/$fs.log 2>&1
+	# perf test's shell tests are in the tree run.sh made.
+	(cd "$PERF_EXEC_PATH" && MMAP3_TEST_DIR=$d perf test -v "profiled files that changed") >$W/$fs.log 2>&1
 	cat $W/$fs.log
 	grep -q "profiled files that changed *: Ok" $W/$fs.log || fail "on $fs"
 done
+[ -n "$differs" ] || fail "on no file system does stat() give another device than the recorded one: nothing was tested"
+echo "stat() differs from the record on:$differs"
 echo "PASS: no false warning, and the replaced file named, on btrfs and overlayfs"

@@ -64,6 +64,13 @@ if command -v python3 > /dev/null ; then
 	"${PERF}" --buildid-dir "${cache}" buildid-cache -a "${prog}" || fail "buildid-cache -a"
 	"${PERF}" inject --convert-mmap3 -i "${tmpdir}/mmap3.data" -o "${tmpdir}/mmap2.data" ||
 		fail "perf inject --convert-mmap3"
+	# perf 6.12 writes a larger perf_event_attr than perf 6.1 knows, and
+	# perf 6.1 reads no file with one, MMAP3 or not.
+	if "${STOCK_PERF}" report -i "${tmpdir}/mmap2.data" --stdio 2>&1 |
+	   grep -m1 'more recent and unsupported ABI' > "${tmpdir}/abi.txt" ; then
+		echo "Skip: ${STOCK_PERF} reads no perf.data of this perf, converted or not: $(cat "${tmpdir}/abi.txt")"
+		exit 2
+	fi
 	symbols "${PERF}" "${cache}" "${tmpdir}/mmap3.data" > "${tmpdir}/ours.txt"
 	compare "made up" "${cache}" "${tmpdir}/mmap3.data" "${tmpdir}/mmap2.data" "${tmpdir}/ours.txt"
 
