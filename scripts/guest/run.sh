@@ -79,9 +79,10 @@ record_cost() {
 	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	echo "# round case exit_to_exit_ns size_bytes workload_ns"
 	for i in 1 2; do
-		for o in upstream mmap3; do
+		for o in upstream mmap2-buildid mmap3; do
 			case $o in
 			upstream) set -- --no-mmap3 ;;
+			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
 			mmap3) set -- --buildid-mmap ;;
 			esac
 			rm -f start end $o.data

@@ -66,7 +66,7 @@ if command -v python3 > /dev/null ; then
 		fail "perf inject --convert-mmap3"
 	# perf 6.12 writes a larger perf_event_attr than perf 6.1 knows, and
 	# perf 6.1 reads no file with one, MMAP3 or not.
-	if "${STOCK_PERF}" report -i "${tmpdir}/mmap2.data" --stdio 2>&1 |
+	if "${STOCK_PERF}" report -v -i "${tmpdir}/mmap2.data" --stdio 2>&1 |
 	   grep -m1 'more recent and unsupported ABI' > "${tmpdir}/abi.txt" ; then
 		echo "Skip: ${STOCK_PERF} reads no perf.data of this perf, converted or not: $(cat "${tmpdir}/abi.txt")"
 		exit 2
