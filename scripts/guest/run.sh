@@ -102,7 +102,7 @@ record_cost() {
 		echo "1 report-$o $((t1 - t0))"
 	done
 	perf report -i mmap3.data --stats | grep -E 'MMAP|SAMPLE|LOST|THROTTLE'
-	tail -3 record.err report.err
+	tail -n 3 record.err report.err
 }
 
 # rig.tests=WORD[,WORD...] on the kernel command line (make check
