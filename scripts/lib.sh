@@ -8,7 +8,7 @@ B=$TOP/build
 
 # The bases the series is carried on, the default first. Each has its
 # series in patches/BASE/ and builds in build/BASE/.
-BASES="6.1 6.12"
+BASES="6.12 6.1"
 BASE=${BASE:-${BASES%% *}}
 case $BASE in
 6.1) BASE_VERSION=6.1.192 ;;

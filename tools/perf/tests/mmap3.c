@@ -149,7 +149,7 @@ static void mmap3__fill(union perf_event *event, const struct mmap3_desc *d, u64
 	for (i = 0; i < d->build_id_size; i++)
 		mmap3->build_id[i] = d->build_id_seed + i;
 	memset(mmap3->filename, MMAP3_LATER_FIELDS, offset - MMAP3_FIXED);
-	strcpy((char *)event + offset, d->filename);
+	memcpy((char *)event + offset, d->filename, strlen(d->filename) + 1);
 
 	/* sample_id: pid, tid, time */
 	tid = (void *)event + size - ID_HDR_SIZE;
@@ -172,38 +172,50 @@ static union perf_event *mmap3__new(const struct mmap3_desc *d, u64 time)
 	return event__dup(&event, event.header.size);
 }
 
-static int check_map(struct thread *thread, const struct mmap3_desc *d, struct dso **dsop)
+static int __check_map(struct map *map, const struct mmap3_desc *d, struct dso **dsop)
 {
-	struct map *map = maps__find(thread->maps, d->start + 0x10);
+	const struct dso_id *id;
 	struct dso *dso;
 	int i;
 
-	pr_debug("checking the map of %s at %#" PRIx64 "\n", d->filename, d->start);
-	TEST_ASSERT_VAL("no map", map);
-	TEST_ASSERT_VAL("map start", map->start == d->start);
-	TEST_ASSERT_VAL("map end", map->end == d->start + d->len);
-	TEST_ASSERT_VAL("map pgoff", map->pgoff == d->pgoff);
-	TEST_ASSERT_EQUAL("map prot", map->prot, d->prot);
-	TEST_ASSERT_EQUAL("map flags", map->flags, d->flags);
+	TEST_ASSERT_VAL("map start", map__start(map) == d->start);
+	TEST_ASSERT_VAL("map end", map__end(map) == d->start + d->len);
+	TEST_ASSERT_VAL("map pgoff", map__pgoff(map) == d->pgoff);
+	TEST_ASSERT_EQUAL("map prot", map__prot(map), d->prot);
+	TEST_ASSERT_EQUAL("map flags", map__flags(map), d->flags);
 
-	dso = map->dso;
-	TEST_ASSERT_VAL("dso name", !strcmp(dso->long_name, d->filename));
-	TEST_ASSERT_EQUAL("dso maj", dso->id.maj, d->maj);
-	TEST_ASSERT_EQUAL("dso min", dso->id.min, d->min);
-	TEST_ASSERT_VAL("dso ino", dso->id.ino == d->ino);
-	TEST_ASSERT_VAL("dso ino_generation", dso->id.ino_generation == d->ino_generation);
-	TEST_ASSERT_VAL("dso mtime", dso->id.mtime == d->mtime);
-	TEST_ASSERT_EQUAL("dso id build id size", (int)dso->id.bid.size, d->build_id_size);
-	TEST_ASSERT_EQUAL("dso has build id", dso->has_build_id, !!d->build_id_size);
+	dso = map__dso(map);
+	id = dso__id_const(dso);
+	TEST_ASSERT_VAL("dso name", !strcmp(dso__long_name(dso), d->filename));
+	TEST_ASSERT_EQUAL("dso maj", id->maj, d->maj);
+	TEST_ASSERT_EQUAL("dso min", id->min, d->min);
+	TEST_ASSERT_VAL("dso ino", id->ino == d->ino);
+	TEST_ASSERT_VAL("dso ino_generation", id->ino_generation == d->ino_generation);
+	TEST_ASSERT_VAL("dso mtime", id->mtime == d->mtime);
+	TEST_ASSERT_EQUAL("dso id build id size", (int)id->bid.size, d->build_id_size);
+	TEST_ASSERT_EQUAL("dso has build id", dso__has_build_id(dso), !!d->build_id_size);
 	if (d->build_id_size) {
-		TEST_ASSERT_EQUAL("dso build id size", (int)dso->bid.size, d->build_id_size);
+		TEST_ASSERT_EQUAL("dso build id size", (int)dso__bid(dso)->size, d->build_id_size);
 		for (i = 0; i < d->build_id_size; i++) {
-			TEST_ASSERT_EQUAL("dso build id", dso->bid.data[i], d->build_id_seed + i);
-			TEST_ASSERT_EQUAL("dso id build id", dso->id.bid.data[i], d->build_id_seed + i);
+			TEST_ASSERT_EQUAL("dso build id", dso__bid(dso)->data[i], d->build_id_seed + i);
+			TEST_ASSERT_EQUAL("dso id build id", id->bid.data[i], d->build_id_seed + i);
 		}
 	}
+	/* The thread's maps keep a reference */
 	*dsop = dso;
 	return TEST_OK;
+}
+
+static int check_map(struct thread *thread, const struct mmap3_desc *d, struct dso **dsop)
+{
+	struct map *map = maps__find(thread__maps(thread), d->start + 0x10);
+	int err;
+
+	pr_debug("checking the map of %s at %#" PRIx64 "\n", d->filename, d->start);
+	TEST_ASSERT_VAL("no map", map);
+	err = __check_map(map, d, dsop);
+	map__put(map);
+	return err;
 }
 
 /*
@@ -326,7 +338,8 @@ static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
 	union perf_event *event = zalloc(size);
 	struct machines machines;
 	struct thread *thread;
-	struct map *map;
+	const struct dso_id *id;
+	struct map *map = NULL;
 	struct dso *dso;
 	int err = TEST_FAIL, i;
 
@@ -343,33 +356,35 @@ static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
 	event->mmap2.build_id_size = BUILD_ID_SIZE;
 	for (i = 0; i < BUILD_ID_SIZE; i++)
 		event->mmap2.build_id[i] = 0xa0 + i;
-	strcpy(event->mmap2.filename, filename);
+	memcpy(event->mmap2.filename, filename, strlen(filename) + 1);
 
 	machines__init(&machines);
 	machine__process_mmap2_event(&machines.host, event, &sample);
 	thread = machine__find_thread(&machines.host, TEST_PID, TEST_TID);
-	map = thread ? maps__find(thread->maps, event->mmap2.start + 0x10) : NULL;
+	map = thread ? maps__find(thread__maps(thread), event->mmap2.start + 0x10) : NULL;
 	if (!map) {
 		pr_debug("no map for the MMAP2 event\n");
 		goto out;
 	}
-	dso = map->dso;
+	dso = map__dso(map);
+	id = dso__id_const(dso);
 	pr_debug("%s: %x:%x %" PRIu64 " generation %" PRIu64 ", build id size %zu\n",
-		 dso->long_name, dso->id.maj, dso->id.min, dso->id.ino,
-		 dso->id.ino_generation, dso->bid.size);
-	if (dso->id.maj || dso->id.min || dso->id.ino || dso->id.ino_generation) {
+		 dso__long_name(dso), id->maj, id->min, id->ino,
+		 id->ino_generation, dso__bid(dso)->size);
+	if (id->maj || id->min || id->ino || id->ino_generation) {
 		pr_debug("FAILED: build id bytes taken for the device and inode numbers\n");
 		goto out;
 	}
-	if (!dso->has_build_id || dso->bid.size != BUILD_ID_SIZE ||
-	    memcmp(dso->bid.data, event->mmap2.build_id, BUILD_ID_SIZE) ||
-	    dso->id.bid.size != BUILD_ID_SIZE ||
-	    memcmp(dso->id.bid.data, event->mmap2.build_id, BUILD_ID_SIZE)) {
+	if (!dso__has_build_id(dso) || dso__bid(dso)->size != BUILD_ID_SIZE ||
+	    memcmp(dso__bid(dso)->data, event->mmap2.build_id, BUILD_ID_SIZE) ||
+	    id->bid.size != BUILD_ID_SIZE ||
+	    memcmp(id->bid.data, event->mmap2.build_id, BUILD_ID_SIZE)) {
 		pr_debug("FAILED: the DSO doesn't have the recorded build id\n");
 		goto out;
 	}
 	err = TEST_OK;
 out:
+	map__put(map);
 	thread__put(thread);
 	machine__delete_threads(&machines.host);
 	machines__exit(&machines);
@@ -553,9 +568,7 @@ out:
 
 static int session_check(const char *path)
 {
-	struct perf_tool tool = {
-		.mmap3 = perf_event__process_mmap3,
-	};
+	struct perf_tool tool;
 	struct perf_data data = {
 		.path = path,
 		.mode = PERF_DATA_MODE_READ,
@@ -566,6 +579,9 @@ static int session_check(const char *path)
 	struct thread *thread;
 	enum mmap3_bad kind;
 	int err = TEST_FAIL;
+
+	perf_tool__init(&tool, /*ordered_events=*/false);
+	tool.mmap3 = perf_event__process_mmap3;
 
 	session = perf_session__new(&data, &tool);
 	TEST_ASSERT_VAL("can't get session", !IS_ERR(session));
@@ -595,24 +611,27 @@ static int session_check(const char *path)
 	    check_map(thread, &mmap3_e, &dso_e))
 		goto out_put;
 
-	if (dso_a == dso_b) {
+	if (RC_CHK_EQUAL(dso_a, dso_b)) {
 		pr_debug("a file rewritten in place is a new DSO\n");
 		goto out_put;
 	}
-	if (dso_a != dso_c) {
+	if (!RC_CHK_EQUAL(dso_a, dso_c)) {
 		pr_debug("the same file mapped twice is one DSO\n");
 		goto out_put;
 	}
 
-	if (dso_e == dso_a || dso_e == dso_d) {
+	if (RC_CHK_EQUAL(dso_e, dso_a) || RC_CHK_EQUAL(dso_e, dso_d)) {
 		pr_debug("the file of the MMAP3 with later fields has its own DSO\n");
 		goto out_put;
 	}
 
 	/* The malformed ones were skipped */
 	for (kind = 0; kind < MMAP3_BAD_NR; kind++) {
-		if (maps__find(thread->maps, mmap3__bad_start(kind) + 0x10)) {
+		struct map *map = maps__find(thread__maps(thread), mmap3__bad_start(kind) + 0x10);
+
+		if (map) {
 			pr_debug("the malformed MMAP3 %d made a map\n", kind);
+			map__put(map);
 			goto out_put;
 		}
 	}
@@ -675,30 +694,33 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 			      const char *names)
 {
 	struct dso *dso = dso__new(path);
+	const struct dso_id *disk_id;
+	struct dso_id *id;
 	char *buf = NULL, expected[128];
 	size_t size = 0;
 	int err = TEST_FAIL;
 	bool changed;
 
 	TEST_ASSERT_VAL("dso__new", dso);
-	dso->id.maj   = major(st->st_dev);
-	dso->id.min   = minor(st->st_dev);
-	dso->id.ino   = st->st_ino;
-	dso->id.mtime = (s64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
+	id = dso__id(dso);
+	id->maj   = major(st->st_dev);
+	id->min   = minor(st->st_dev);
+	id->ino   = st->st_ino;
+	id->mtime = (s64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
 	if (differs & DSO_DIFFERS__DEV)
-		dso->id.min ^= 1;
+		id->min ^= 1;
 	if (differs & DSO_DIFFERS__INO)
-		dso->id.ino++;
+		id->ino++;
 	if (differs & DSO_DIFFERS__MTIME)
-		dso->id.mtime++;
+		id->mtime++;
 
 	changed = dso__file_changed(dso, path);
 	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRId64 ", differs %#x: %s, %#x\n",
-		 dso->id.maj, dso->id.min, dso->id.ino, dso->id.mtime, differs,
-		 changed ? "changed" : "not changed", dso->disk_differs);
+		 id->maj, id->min, id->ino, id->mtime, differs,
+		 changed ? "changed" : "not changed", dso__disk_differs(dso));
 	if (!(differs & (DSO_DIFFERS__INO | DSO_DIFFERS__MTIME)))
 		differs = 0;
-	if (changed != !!differs || dso->disk_differs != differs) {
+	if (changed != !!differs || dso__disk_differs(dso) != differs) {
 		pr_debug("FAILED: expected %#x to be found to differ\n", differs);
 		goto out;
 	}
@@ -708,8 +730,9 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 	}
 
 	/* What is on disk, in the encoding of the records */
-	if (dso->disk_id->maj != major(st->st_dev) || dso->disk_id->min != minor(st->st_dev) ||
-	    dso->disk_id->ino != st->st_ino) {
+	disk_id = dso__disk_id(dso);
+	if (disk_id->maj != major(st->st_dev) || disk_id->min != minor(st->st_dev) ||
+	    disk_id->ino != st->st_ino) {
 		pr_debug("FAILED: the device or inode numbers of the file on disk are wrong\n");
 		goto out;
 	}
