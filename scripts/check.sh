@@ -69,25 +69,30 @@ demo)
 	exit "$rc"
 	;;
 bench)
-	# The best of the interleaved rounds of record_cost (scripts/guest/run.sh).
+	# The median of the interleaved rounds of record_cost
+	# (scripts/guest/run.sh): a round's exit-to-exit time varies up to
+	# threefold, and the best of them picked outliers.
 	awk '
 	$1 !~ /^[0-9]+$/ || NF < 3 { next }
 	{ v[$2] = v[$2] " " $3 }
 	NF > 3 { s = $4 / 1048576; if (mb == "" || s < mb) mb = s }
-	function best(s,   a, n, i, m) {
+	function med(s,   a, n, i, j, t) {
 		n = split(s, a, " ")
-		for (i = 1; i <= n; i++) if (i == 1 || a[i] + 0 < m) m = a[i] + 0
-		return m
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
 	END {
 		if (!("upstream" in v)) exit
-		u = best(v["upstream"]); b = best(v["mmap2-buildid"]); m = best(v["mmap3"])
-		printf "perf record -a -g, workload exit to perf exit (best of %d; perf.data >= %.0f MB):\n", split(v["upstream"], x, " "), mb
+		u = med(v["upstream"]); b = med(v["mmap2-buildid"]); m = med(v["mmap3"])
+		printf "perf record -a -g, workload exit to perf exit (median of %d; perf.data >= %.0f MB):\n", split(v["upstream"], x, " "), mb
 		printf "  MMAP2 + build-id pass (upstream default)       %8.1f ms\n", u / 1e6
 		printf "  MMAP2 with build ids (--no-mmap3 --buildid-mmap) %6.1f ms\n", b / 1e6
 		printf "  MMAP3 with build ids (--buildid-mmap)          %8.1f ms   %.1fx shorter than the default, %.2fx MMAP2 with build ids\n", m / 1e6, m ? u / m : 0, b ? m / b : 0
-		r3 = best(v["report-mmap3"]); r2 = best(v["report-mmap2"])
-		printf "perf report --stdio on the same samples (best of %d):\n", split(v["report-mmap3"], x, " ")
+		r3 = med(v["report-mmap3"]); r2 = med(v["report-mmap2"])
+		printf "perf report --stdio on the same samples (%d round):\n", split(v["report-mmap3"], x, " ")
 		printf "  MMAP2 %8.1f ms\n  MMAP3 %8.1f ms   MMAP3/MMAP2 %.3f\n", r2 / 1e6, r3 / 1e6, r2 ? r3 / r2 : 0
 	}' "$run/record-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
 	cat "$run/bench.log" "$run/record-cost.txt" 2>/dev/null
