@@ -56,7 +56,7 @@ now() {
 # upstream default (MMAP2, then a pass over the samples for the build ids)
 # against MMAP3 with build ids, which needs no pass; and the cost of perf
 # report on the same samples as MMAP3 and as MMAP2 (perf inject
-# --convert-mmap3). Rounds are interleaved; the host prints the best of each.
+# --convert-mmap3). Rounds are interleaved; the host prints the median of each.
 record_cost() {
 	local w=/tmp/cost i o t0 t1 sz
 	mkdir -p $w && cd $w || return 1
