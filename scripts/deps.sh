@@ -28,6 +28,8 @@
 #                  libbfd: "PE file support"                 binutils-dev
 #                  6.12: perf builds only with the system's  libtraceevent-dev
 #                  libtraceevent (6.1 has its own in tools/)
+#                  6.12: Makefile.config finds libtraceevent pkg-config
+#                  with pkg-config, and stops without it
 #                  JVMTI agent: "Test java symbol"           default-jdk-headless
 #   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
@@ -62,7 +64,7 @@
 # libcap.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="$BASE_PKG libtraceevent-dev build-essential bc bison flex kmod xz-utils git
+PKGS="$BASE_PKG libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping

@@ -95,12 +95,13 @@ umount_all
 mounted && die "could not unmount everything under $R"
 
 # Anything the root lacked shows in a log as a program, a Python module or a
-# Perl module that was not found.
+# Perl module that was not found, or as perf's Makefile.config naming what
+# it needs ("pkg-config needed by libtraceevent is missing on this system").
 stage "looking for what the fresh root lacked"
 # The guest runs on this root's userspace too, so our guest tests' logs
 # count. perf test's log does not: upstream's tests probe for optional
 # tools (wine, clang) and say so; the comparison below judges them.
-missing=': (command )?not found$|^/usr/bin/env: .*: No such file or directory$|Error 127$|No module named|ModuleNotFoundError|Can.t locate .* in @INC'
+missing=': (command )?not found$| is missing on this system|^/usr/bin/env: .*: No such file or directory$|Error 127$|No module named|ModuleNotFoundError|Can.t locate .* in @INC'
 runs=$R$PROJ/build/$BASE/runs
 logs=$(find "$F"/demo.log "$F"/check.log "$runs"/*/host "$runs"/*/guest "$runs"/*/run.log \
 	"$R$PROJ/build" -path "$runs" -prune -o -name '*.log' -type f -print 2>/dev/null)
