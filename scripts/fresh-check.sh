@@ -104,7 +104,7 @@ stage "looking for what the fresh root lacked"
 missing=': (command )?not found$| is missing on this system|^/usr/bin/env: .*: No such file or directory$|Error 127$|No module named|ModuleNotFoundError|Can.t locate .* in @INC'
 runs=$R$PROJ/build/$BASE/runs
 logs=$(find "$F"/demo.log "$F"/check.log "$runs"/*/host "$runs"/*/guest "$runs"/*/run.log \
-	"$R$PROJ/build" -path "$runs" -prune -o -name '*.log' -type f -print 2>/dev/null)
+	"$R$PROJ/build" -path "$runs" -prune -o -name '*.log' -type f -print 2>/dev/null || true)
 # shellcheck disable=SC2086
 if grep -EHn "$missing" $logs 2>/dev/null | sed "s|$R||" >"$F/missing.txt"; then
 	sed 's/^/  /' "$F/missing.txt" | head -30
