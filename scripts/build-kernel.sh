@@ -50,8 +50,11 @@ rm -f "$stamp"
 touch "$stamp.new"
 
 stage "building the kernel ($KERNEL)"
+built() { echo "  $(find "$KBUILD" -name '*.o' -newer "$stamp.new" | wc -l) objects built"; }
+every_minute built
 kmake -s bzImage modules 2>&1 | tee "$KBUILD/build.log" | grep -v '^$' || true
-[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed (log: ${KBUILD#$TOP/}/build.log)"
+[ "${PIPESTATUS[0]}" = 0 ] || { stop_progress; die "kernel build failed (log: ${KBUILD#$TOP/}/build.log)"; }
+stop_progress
 if grep -q 'warning:' "$KBUILD/build.log"; then
 	echo "note: the kernel build printed warnings (build/kbuild/$KERNEL/build.log)"
 fi

@@ -45,12 +45,15 @@ rm -f "$stamp"
 touch "$stamp.new"
 
 stage "building perf$variant"
+built() { echo "  $(find "$OUT" -name '*.o' -newer "$stamp.new" | wc -l) objects built"; }
+every_minute built
 make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="$cc" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
 	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
 	BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 BUILD_NONDISTRO=1 NO_LIBLLVM=1 \
 	WERROR=1 "${extra[@]}" >"$OUT/build.log" 2>&1 ||
-	{ tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
+	{ stop_progress; tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
+stop_progress
 # Upstream's default target, all: one sub-make. Goals named on the command
 # line would each get their own, in parallel, over the same O=.
 for f in perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so; do

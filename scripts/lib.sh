@@ -51,6 +51,19 @@ up_to_date() {
 }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# every_minute CMD...: while a long step runs, print what CMD prints once
+# a minute (how far the step has got), so that it does not look hung.
+# stop_progress ends it; it ends on its own when the script that started
+# it has exited.
+every_minute() {
+	(while sleep 60 && kill -0 $$ 2>/dev/null; do "$@" || true; done) &
+	progress_pid=$!
+}
+stop_progress() {
+	kill "${progress_pid:-}" 2>/dev/null || true
+	wait "${progress_pid:-}" 2>/dev/null || true
+}
+
 # new_file F: the copy of F, a file new to the tree, that this base's series
 # adds. A file that is the same on every base is kept once, at its in-tree
 # path; a base whose copy differs keeps its own in patches/BASE/files/.

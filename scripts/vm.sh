@@ -84,8 +84,21 @@ if [ "$mode" = bench ] && [ "$ACCEL" = tcg ]; then
 fi
 stage "booting the kernel in QEMU ($ACCEL, $cpus vCPUs, $mem, mode $mode, limit ${limit}s)"
 start=$(date +%s)
+# Once a minute, the step the guest is running (scripts/guest/run.sh) and,
+# in perf test, how many tests have ended.
+guest_now() {
+	local step n
+	step=$(sed -n 's/^running //p' "$run/run.log" 2>/dev/null | tail -1)
+	case $step in
+	"perf test"*) n=$(grep -cE ': (Ok|FAILED!|Skip.*)$' "$run/perftest.log" 2>/dev/null) || true
+		step="$step: ${n:-0} tests ended" ;;
+	esac
+	echo "  guest, $(( $(date +%s) - start ))s: ${step:-booting}"
+}
+every_minute guest_now
 rc=0
 qemu "$ACCEL" "$mode" "$run" "$limit" -serial "file:$run/console.log" "${extra[@]}" </dev/null || rc=$?
+stop_progress
 echo "$ACCEL $(( $(date +%s) - start ))" >"$run/vm-time"
 echo "guest ran for $(( $(date +%s) - start ))s"
 
