@@ -133,6 +133,11 @@ if [ -s "$run/times" ]; then
 	awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' "$run/times" |
 		sort -nr | head -5
 fi
+if [ -s "$run/perftest-times" ]; then
+	echo "  slowest perf tests (s):"
+	sort -nr "$run/perftest-times" | head -10 | sed -E 's/^([0-9]+) +/\1\t/' |
+		awk -F'\t' '{ printf "    %5d  %s\n", $1, $2 }'
+fi
 grep -E '^ +(libelf|dwarf|libslang|zlib|zstd):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'
 
 stage "results (${run#$TOP/})"

@@ -147,6 +147,24 @@ kselftests() {
 	done
 }
 
+# perftest_timed ARGS...: perf test ARGS; each result line also goes to
+# perftest-times with the seconds it took (perf test prints a test's line
+# when it ends), and perf test's exit status to perftest.rc.tmp.
+perftest_timed() {
+	local t0 t l
+	t0=$(date +%s)
+	{ timeout $limit perf test "$@" 2>&1; echo $? >$R/perftest.rc.tmp; } |
+	while IFS= read -r l; do
+		printf '%s\n' "$l"
+		case $l in
+		*": Ok"|*": FAILED!"|*": Skip"*)
+			t=$(date +%s)
+			echo "$((t - t0)) $l" >>$R/perftest-times
+			t0=$t ;;
+		esac
+	done
+}
+
 perftest() {
 	# KASAN and lockdep (KERNEL=debug) make perf test 2.5 times slower.
 	# 6.12's perf test has more tests: 1300 s on a quiet host, 6.1's 900.
@@ -162,8 +180,9 @@ perftest() {
 	# the jitdump.
 	# shellcheck disable=SC2086
 	(cd $PT && MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 JAVA_TOOL_OPTIONS=-Xint \
-		timed "perf test${tests:+ $tests}" $R/perftest.log timeout $limit perf test $tests)
-	echo $? >$R/perftest.rc
+		timed "perf test${tests:+ $tests}" $R/perftest.log perftest_timed $tests)
+	echo "$(cat $R/perftest.rc.tmp)" >$R/perftest.rc
+	rm -f $R/perftest.rc.tmp
 	# What perf test left in the guest's RAM (tmpfs), for a test that
 	# fails with ENOSPC.
 	{ df -k / /tmp /root; free -m; } >$R/perftest-space.txt 2>&1
