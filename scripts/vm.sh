@@ -85,13 +85,13 @@ fi
 stage "booting the kernel in QEMU ($ACCEL, $cpus vCPUs, $mem, mode $mode, limit ${limit}s)"
 start=$(date +%s)
 # Once a minute, the step the guest is running (scripts/guest/run.sh) and,
-# in perf test, how many tests have ended.
+# in perf test, how many of its suites have ended.
 guest_now() {
 	local step n
 	step=$(sed -n 's/^running //p' "$run/run.log" 2>/dev/null | tail -1)
 	case $step in
-	"perf test"*) n=$(grep -cE ': (Ok|FAILED!|Skip.*)$' "$run/perftest.log" 2>/dev/null) || true
-		step="$step: ${n:-0} tests ended" ;;
+	"perf test"*) n=$(ls "$run/perftest.d" 2>/dev/null | grep -c '\.rc$') || true
+		step="$step: ${n:-0} of $(wc -l <"$run/perftest-list" 2>/dev/null) suites ended" ;;
 	esac
 	echo "  guest, $(( $(date +%s) - start ))s: ${step:-booting}"
 }
