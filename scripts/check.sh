@@ -14,11 +14,13 @@ ln -sfn "${run##*/}" "$OBJ/runs/last"
 # The project's commit, for make fresh-check to compare with.
 git -C "$TOP" describe --always --dirty >"$run/project" 2>/dev/null || true
 
-hosttest() {	# name, command...: record a host-side result
-	local n=$1 rc=0
+hosttest() {	# name, command...: record a host-side result and its time
+	local n=$1 rc=0 t0
 	shift
+	t0=$(date +%s)
 	"$@" >"$run/host/$n.log" 2>&1 || rc=$?
 	echo "$rc" >"$run/host/$n.rc"
+	echo "host $n $(( $(date +%s) - t0 ))" >>"$run/host-times"
 	[ "$rc" = 0 ] || [ "$rc" = 2 ] || sed 's/^/  /' "$run/host/$n.log" | tail -20
 }
 
@@ -129,9 +131,9 @@ fi
 
 stage "guest: $(head -1 "$run/info.txt" 2>/dev/null)"
 if [ -s "$run/times" ]; then
-	echo "  slowest steps in the guest (s):"
-	awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' "$run/times" |
-		sort -nr | head -5
+	echo "  slowest steps in the guest and on the host (s):"
+	cat "$run/times" "$run/host-times" 2>/dev/null |
+		awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' | sort -nr | head -8
 fi
 if [ -s "$run/perftest-times" ]; then
 	echo "  slowest perf tests (s):"
