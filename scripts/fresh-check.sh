@@ -121,8 +121,8 @@ fi
 ref=$(ls -d "$BOBJ"/runs/*-check 2>/dev/null | sort | while read -r d; do
 	[ -f "$d/results.tsv" ] && grep -q '^[a-z]*	kselftest:' "$d/results.tsv" &&
 		grep -q '^[a-z]*	perf-test	' "$d/results.tsv" && echo "$d"
-done | tail -1)
-new=$(ls -d "$runs"/*-check 2>/dev/null | tail -1)
+done | tail -1) || true	# none: ls fails
+new=$(ls -d "$runs"/*-check 2>/dev/null | tail -1) || true
 if [ -n "$ref" ] && [ -f "$new/results.tsv" ]; then
 	stage "comparing with the host's ${ref#$TOP/}"
 	was=$(cat "$ref/project" 2>/dev/null || echo "an unrecorded commit")
