@@ -178,9 +178,16 @@ perftest() {
 	# shellcheck disable=SC2086
 	(cd $PT && perf test list $tests) 2>&1 |
 		sed -n 's/^ *\([0-9][0-9]*\): \(.*\)$/\1\t\2/p' >$R/perftest-list
-	awk -F'\t' 'NR == FNR { if (!/^#/ && NF) x[$0] = 1; next }
-		{ print (($2 in x) ? "x" : "p"), $1 }' \
-		$TOP/scripts/guest/perftest-exclusive $R/perftest-list >$R/perftest-order
+	# Exclusive or not, and the longest first, by the times of the last
+	# run that had them (perftest-times.prev, from the host; a new suite
+	# counts as long): the one suite of 400 s, started late, would end
+	# long after the others.
+	[ -f $R/perftest-times.prev ] || : >$R/perftest-times.prev
+	awk -F'\t' 'FILENAME == ARGV[1] { d = $0; t[substr(d, index(d, ": ") + 2)] = d + 0; next }
+		FILENAME == ARGV[2] { if (!/^#/ && NF) x[$0] = 1; next }
+		{ print (($2 in x) ? "x" : "p"), (($2 in t) ? t[$2] : 99999), $1 }' \
+		$R/perftest-times.prev $TOP/scripts/guest/perftest-exclusive $R/perftest-list |
+		sort -s -k2,2nr >$R/perftest-order
 	# inject_mmap3.sh leaves its files for the host-side stock perf check.
 	# "Test java symbol" runs jshell. Under TCG, the JVM with its JIT
 	# crashed in 2 of 18 runs, once without perf at all: SIGSEGV at the
@@ -194,9 +201,9 @@ perftest() {
 		cd $PT || exit
 		export MMAP3_TEST_OUTDIR=$R/artifacts/inject_mmap3 JAVA_TOOL_OPTIONS=-Xint
 		timed "perf test${tests:+ $tests}, $jobs at a time" /dev/null \
-			perftests $jobs $(sed -n 's/^p //p' $R/perftest-order)
+			perftests $jobs $(sed -n 's/^p [0-9]* //p' $R/perftest-order)
 		timed "perf test${tests:+ $tests}, exclusive" /dev/null \
-			perftests 1 $(sed -n 's/^x //p' $R/perftest-order)
+			perftests 1 $(sed -n 's/^x [0-9]* //p' $R/perftest-order)
 	)
 	# One log in perf test's order; each suite's time; the suites that
 	# ran out of time, which printed no result.
