@@ -54,9 +54,10 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # every_minute CMD...: while a long step runs, print what CMD prints once
 # a minute (how far the step has got), so that it does not look hung.
 # stop_progress ends it; it ends on its own when the script that started
-# it has exited.
+# it has exited. Its sleep outlives it by up to a minute, so the sleep
+# holds no output open: out=$(vm.sh ...) would wait for it.
 every_minute() {
-	(while sleep 60 && kill -0 $$ 2>/dev/null; do "$@" || true; done) &
+	(while sleep 60 </dev/null >/dev/null 2>&1 && kill -0 $$ 2>/dev/null; do "$@" || true; done) &
 	progress_pid=$!
 }
 stop_progress() {
