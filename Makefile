@@ -47,7 +47,7 @@ check: build perf-san
 	@$(S)/check.sh check
 
 # make check on every base, each with its own summary line; fails if
-# any base failed. CI has time for the default base only (README).
+# any base failed. CI runs make check on every base as well (.ci/run).
 check-all:
 	@rc=0; for b in $(BASES); do $(MAKE) --no-print-directory check BASE=$$b || rc=1; done; exit $$rc
 
