@@ -137,11 +137,11 @@ stage "guest: $(head -1 "$run/info.txt" 2>/dev/null)"
 if [ -s "$run/times" ]; then
 	echo "  slowest steps in the guest and on the host (s):"
 	cat "$run/times" "$run/host-times" 2>/dev/null |
-		awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' | sort -nr | head -8
+		awk '{ t = $NF; sub(/ [0-9]+$/, ""); printf "    %5d  %s\n", t, $0 }' | sort -nr | sed -n 1,8p
 fi
 if [ -s "$run/perftest-times" ]; then
 	echo "  slowest perf tests (s):"
-	sort -nr "$run/perftest-times" | head -10 | sed -E 's/^([0-9]+) +/\1\t/' |
+	sort -nr "$run/perftest-times" | sed -n 1,10p | sed -E 's/^([0-9]+) +/\1\t/' |
 		awk -F'\t' '{ printf "    %5d  %s\n", $1, $2 }'
 fi
 grep -E '^ +(libelf|dwarf|libslang|zlib|zstd):' "$run/info.txt" 2>/dev/null | sed 's/^ */  perf /'

@@ -66,7 +66,8 @@ used_by() {
 	local b
 	for b in $BASES; do
 		[ "$b" != "$BASE" ] && [ ! -e "$TOP/patches/$b/files/$1" ] &&
-			awk '!/^#/ { print $1 }' "$TOP/patches/$b/new-files" 2>/dev/null | grep -qxF "$1" &&
+			awk -v f="$1" '!/^#/ && $1 == f { n++ } END { exit !n }' \
+				"$TOP/patches/$b/new-files" 2>/dev/null &&
 			echo "$b"
 	done
 	return 0

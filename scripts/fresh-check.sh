@@ -107,7 +107,7 @@ logs=$(find "$F"/demo.log "$F"/check.log "$runs"/*/host "$runs"/*/guest "$runs"/
 	"$R$PROJ/build" -path "$runs" -prune -o -name '*.log' -type f -print 2>/dev/null || true)
 # shellcheck disable=SC2086
 if grep -EHn "$missing" $logs 2>/dev/null | sed "s|$R||" >"$F/missing.txt"; then
-	sed 's/^/  /' "$F/missing.txt" | head -30
+	sed -n '1,30s/^/  /p' "$F/missing.txt"
 	echo "the fresh root needed something that scripts/deps.sh did not install (${F#$TOP/}/missing.txt)"
 	fail=1
 else
