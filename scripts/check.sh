@@ -49,9 +49,12 @@ wanted() {
 	return 1
 }
 
-# The guest starts the longest perf tests first, by the last run's times.
-prev=$(ls -d "$OBJ"/runs/*/perftest-times 2>/dev/null | tail -1) || true
-[ -z "$prev" ] || cp "$prev" "$run/perftest-times.prev"
+# The guest starts the longest perf tests first: each suite's time in the
+# latest run that had it (a run of some TESTS has only theirs), over the
+# times the tree ships for a fresh clone, which has no runs.
+cat "$TOP/scripts/guest/perftest-times/$BASE" "$OBJ"/runs/*/perftest-times 2>/dev/null |
+	awk '!/^#/ { t[substr($0, index($0, ": ") + 2)] = $0 } END { for (d in t) print t[d] }' \
+	>"$run/perftest-times.prev" || true
 
 # The debug kernel's guest takes about 2.5 times as long (run.sh).
 limit=3600
