@@ -13,10 +13,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/time64.h>
 #include <linux/zalloc.h>
 #include <perf/event.h>
 #include "build-id.h"
@@ -30,7 +30,9 @@
 #include "map.h"
 #include "maps.h"
 #include "session.h"
+#include "symbol.h"
 #include "thread.h"
+#include "time-utils.h"
 #include "tool.h"
 #include "util/data.h"
 #include "tests.h"
@@ -42,17 +44,16 @@
 #define TEST_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
 #define ID_HDR_SIZE	(2 * sizeof(u64))
 
-#define MMAP3_FIXED	offsetof(struct perf_record_mmap3, filename)
-
 struct mmap3_desc {
 	u64		start, len, pgoff;
 	u32		maj, min;
 	u64		ino, ino_generation;
 	u32		prot, flags;
 	s64		mtime;
+	u8		file_flags;
 	u8		build_id_size;
 	u8		build_id_seed;
-	u16		filename_offset;	/* 0 for MMAP3_FIXED */
+	u16		filename_offset;	/* 0 for PERF_MMAP3_SIZE_VER0 */
 	const char	*filename;
 };
 
@@ -60,7 +61,7 @@ static const struct mmap3_desc mmap3_a = {
 	.start = 0x7f0000001000, .len = 0x3000, .pgoff = 0x1000,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000000123456789LL,
+	.mtime = 1700000000123456789LL, .file_flags = PERF_MMAP3_FILE_MTIME,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xa0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
@@ -70,7 +71,7 @@ static const struct mmap3_desc mmap3_b = {
 	.start = 0x7f0000011000, .len = 0x2000, .pgoff = 0,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000999000000001LL,
+	.mtime = 1700000999000000001LL, .file_flags = PERF_MMAP3_FILE_MTIME,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xb0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
@@ -80,17 +81,20 @@ static const struct mmap3_desc mmap3_c = {
 	.start = 0x7f0000021000, .len = 0x3000, .pgoff = 0x1000,
 	.maj = 8, .min = 1, .ino = 123456, .ino_generation = 7,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = 1700000000123456789LL,
+	.mtime = 1700000000123456789LL, .file_flags = PERF_MMAP3_FILE_MTIME,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xa0,
 	.filename = "/usr/lib/perf-test-mmap3.so",
 };
 
-/* No build id, a filename that is exactly 8 bytes with its NUL */
+/*
+ * No build id, a filename that is exactly 8 bytes with its NUL, an mtime
+ * of 1 ns, as package stores give their files.
+ */
 static const struct mmap3_desc mmap3_d = {
 	.start = 0x7f0000031000, .len = 0x1000, .pgoff = 0x4000,
 	.maj = 259, .min = 3, .ino = 99, .ino_generation = 0,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_SHARED,
-	.mtime = 1,
+	.mtime = 1, .file_flags = PERF_MMAP3_FILE_MTIME,
 	.filename = "/bin/ab",
 };
 
@@ -103,15 +107,27 @@ static const struct mmap3_desc mmap3_e = {
 	.start = 0x7f0000041000, .len = 0x2000, .pgoff = 0x2000,
 	.maj = 8, .min = 2, .ino = 4242, .ino_generation = 1,
 	.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-	.mtime = -86400123456789LL,
+	.mtime = -86400123456789LL, .file_flags = PERF_MMAP3_FILE_MTIME,
 	.build_id_size = BUILD_ID_SIZE, .build_id_seed = 0xe0,
-	.filename_offset = MMAP3_FIXED + 16,
+	.filename_offset = PERF_MMAP3_SIZE_VER0 + 16,
 	.filename = "/usr/lib/perf-test-mmap3-later.so",
+};
+
+/*
+ * The file of mmap3_d, rewritten in place with an mtime of 0, as
+ * reproducible images give their files: a time, not the lack of one.
+ */
+static const struct mmap3_desc mmap3_f = {
+	.start = 0x7f0000051000, .len = 0x1000, .pgoff = 0x4000,
+	.maj = 259, .min = 3, .ino = 99, .ino_generation = 0,
+	.prot = PROT_READ | PROT_EXEC, .flags = MAP_SHARED,
+	.mtime = 0, .file_flags = PERF_MMAP3_FILE_MTIME,
+	.filename = "/bin/ab",
 };
 
 static size_t mmap3__filename_offset(const struct mmap3_desc *d)
 {
-	return d->filename_offset ?: MMAP3_FIXED;
+	return d->filename_offset ?: PERF_MMAP3_SIZE_VER0;
 }
 
 static size_t mmap3__size(const struct mmap3_desc *d)
@@ -145,10 +161,12 @@ static void mmap3__fill(union perf_event *event, const struct mmap3_desc *d, u64
 	mmap3->prot  = d->prot;
 	mmap3->flags = d->flags;
 	mmap3->mtime = d->mtime;
+	mmap3->file_flags = d->file_flags;
 	mmap3->build_id_size = d->build_id_size;
 	for (i = 0; i < d->build_id_size; i++)
 		mmap3->build_id[i] = d->build_id_seed + i;
-	memset(mmap3->filename, MMAP3_LATER_FIELDS, offset - MMAP3_FIXED);
+	memset((char *)event + PERF_MMAP3_SIZE_VER0, MMAP3_LATER_FIELDS,
+	       offset - PERF_MMAP3_SIZE_VER0);
 	memcpy((char *)event + offset, d->filename, strlen(d->filename) + 1);
 
 	/* sample_id: pid, tid, time */
@@ -172,6 +190,58 @@ static union perf_event *mmap3__new(const struct mmap3_desc *d, u64 time)
 	return event__dup(&event, event.header.size);
 }
 
+/*
+ * A record as a perf that knows a field added after the first version
+ * would read it: the fields of struct perf_record_mmap3, then that one.
+ */
+struct mmap3_future {
+	struct perf_event_header header;
+	u32	pid, tid;
+	u64	start;
+	u64	len;
+	u64	pgoff;
+	u32	maj;
+	u32	min;
+	u64	ino;
+	u64	ino_generation;
+	u32	prot;
+	u32	flags;
+	s64	mtime;
+	u8	build_id_size;
+	u8	file_flags;
+	u16	filename_offset;
+	u8	build_id[BUILD_ID_SIZE];
+	u64	future;
+	char	filename[];
+};
+
+/*
+ * The record of d, in the byte order of this machine, has the fields of
+ * the first version, and a field of a later version only if its
+ * filename_offset is past that field: for a reader that knows it, as
+ * for one that doesn't, the filename is at filename_offset.
+ */
+static int check_fields(union perf_event *event, const struct mmap3_desc *d)
+{
+	const struct mmap3_future *later = (void *)event;
+	bool has_future = mmap3__filename_offset(d) >= PERF_MMAP3_SIZE_VER0 + sizeof(u64);
+
+	BUILD_BUG_ON(offsetof(struct mmap3_future, filename_offset) !=
+		     offsetof(struct perf_record_mmap3, filename_offset));
+	BUILD_BUG_ON(offsetof(struct mmap3_future, future) != PERF_MMAP3_SIZE_VER0);
+
+	TEST_ASSERT_VAL("no build_id", mmap3_contains(event->mmap3, build_id));
+	TEST_ASSERT_VAL("no build_id for a later version", mmap3_contains(*later, build_id));
+	TEST_ASSERT_EQUAL("field of a later version", mmap3_contains(*later, future), has_future);
+	if (has_future) {
+		TEST_ASSERT_VAL("field of a later version, value",
+				later->future == 0x0101010101010101ULL * MMAP3_LATER_FIELDS);
+	}
+	TEST_ASSERT_VAL("filename",
+			!strcmp(perf_record_mmap3__filename(&event->mmap3), d->filename));
+	return TEST_OK;
+}
+
 static int __check_map(struct map *map, const struct mmap3_desc *d, struct dso **dsop)
 {
 	const struct dso_id *id;
@@ -192,6 +262,8 @@ static int __check_map(struct map *map, const struct mmap3_desc *d, struct dso *
 	TEST_ASSERT_VAL("dso ino", id->ino == d->ino);
 	TEST_ASSERT_VAL("dso ino_generation", id->ino_generation == d->ino_generation);
 	TEST_ASSERT_VAL("dso mtime", id->mtime == d->mtime);
+	TEST_ASSERT_EQUAL("dso mtime valid", id->mtime_valid,
+			  !!(d->file_flags & PERF_MMAP3_FILE_MTIME));
 	TEST_ASSERT_EQUAL("dso id build id size", (int)id->bid.size, d->build_id_size);
 	TEST_ASSERT_EQUAL("dso has build id", dso__has_build_id(dso), !!d->build_id_size);
 	if (d->build_id_size) {
@@ -291,11 +363,11 @@ static int mmap3_swap_check(const struct mmap3_desc *d, struct machine *machine)
 	TEST_ASSERT_EQUAL("prot", e->prot, o->prot);
 	TEST_ASSERT_EQUAL("flags", e->flags, o->flags);
 	TEST_ASSERT_VAL("mtime", e->mtime == o->mtime);
+	TEST_ASSERT_EQUAL("file_flags", e->file_flags, o->file_flags);
 	TEST_ASSERT_EQUAL("filename_offset", e->filename_offset, o->filename_offset);
 	/* The bytes, the fields we don't know, the filename and the sample_id */
 	TEST_ASSERT_VAL("record", !memcmp(event, orig, orig->header.size));
-	TEST_ASSERT_VAL("filename",
-			!strcmp(perf_record_mmap3__filename(&event->mmap3), d->filename));
+	TEST_ASSERT_VAL("fields", !check_fields(event, d));
 
 	machine__process_mmap3_event(machine, event, &sample);
 	free(event);
@@ -397,10 +469,24 @@ enum mmap3_bad {
 	MMAP3_BAD_SHORT,		/* header.size doesn't even cover the fixed part */
 	MMAP3_BAD_BUILD_ID_SIZE,
 	MMAP3_BAD_NO_NUL,		/* no NUL up to the end, the sample_id included */
-	MMAP3_BAD_OFFSET_SMALL,		/* filename_offset before the end of the fixed part */
+	MMAP3_BAD_OFFSET_SMALL,		/* filename_offset in the fields of the first version */
+	MMAP3_BAD_OFFSET_SMALL_ALIGNED,	/* same, but a multiple of 8 */
+	MMAP3_BAD_OFFSET_UNALIGNED,	/* filename_offset not a multiple of 8 */
 	MMAP3_BAD_OFFSET_SAMPLE_ID,	/* filename_offset in the sample_id */
 	MMAP3_BAD_OFFSET_PAST_END,	/* filename_offset past the end of the record */
 	MMAP3_BAD_NR,
+};
+
+/* What perf_event__check_mmap3() finds wrong with them */
+static const char * const mmap3_bad_reasons[MMAP3_BAD_NR] = {
+	[MMAP3_BAD_SHORT]		 = "header.size 96 is smaller than",
+	[MMAP3_BAD_BUILD_ID_SIZE]	 = "build_id_size 21 is larger than 20",
+	[MMAP3_BAD_NO_NUL]		 = "not NUL terminated",
+	[MMAP3_BAD_OFFSET_SMALL]	 = "filename_offset 100 is smaller than the 104 bytes",
+	[MMAP3_BAD_OFFSET_SMALL_ALIGNED] = "filename_offset 96 is smaller than the 104 bytes",
+	[MMAP3_BAD_OFFSET_UNALIGNED]	 = "filename_offset 108 is not a multiple of 8",
+	[MMAP3_BAD_OFFSET_SAMPLE_ID]	 = "leaves no room",
+	[MMAP3_BAD_OFFSET_PAST_END]	 = "leaves no room",
 };
 
 /* A malformed version of mmap3_d, mapping what it maps at this address */
@@ -420,18 +506,26 @@ static union perf_event *mmap3__new_bad(enum mmap3_bad kind)
 
 	switch (kind) {
 	case MMAP3_BAD_SHORT:
-		event.header.size = MMAP3_FIXED - 8;
+		event.header.size = PERF_MMAP3_SIZE_VER0 - 8;
 		size = event.header.size;
 		break;
 	case MMAP3_BAD_BUILD_ID_SIZE:
 		event.mmap3.build_id_size = BUILD_ID_SIZE + 1;
 		break;
 	case MMAP3_BAD_NO_NUL:
-		memset(event.mmap3.filename, 'A', event.header.size - MMAP3_FIXED);
+		memset((char *)&event + PERF_MMAP3_SIZE_VER0, 'A',
+		       event.header.size - PERF_MMAP3_SIZE_VER0);
 		break;
 	case MMAP3_BAD_OFFSET_SMALL:
 		/* In the build id, all zeros: "" if it was taken */
-		event.mmap3.filename_offset = MMAP3_FIXED - 8;
+		event.mmap3.filename_offset = PERF_MMAP3_SIZE_VER0 - 4;
+		break;
+	case MMAP3_BAD_OFFSET_SMALL_ALIGNED:
+		event.mmap3.filename_offset = PERF_MMAP3_SIZE_VER0 - 8;
+		break;
+	case MMAP3_BAD_OFFSET_UNALIGNED:
+		/* In the filename, "/ab" if it was taken */
+		event.mmap3.filename_offset = PERF_MMAP3_SIZE_VER0 + 4;
 		break;
 	case MMAP3_BAD_OFFSET_SAMPLE_ID:
 		/* Whose pid has a zero byte */
@@ -461,6 +555,7 @@ static int test__mmap3_check(struct test_suite *test __maybe_unused,
 		TEST_ASSERT_VAL("can't allocate event", event);
 		TEST_ASSERT_VAL("good record rejected",
 				!perf_event__check_mmap3(event, ID_HDR_SIZE, false, msg, sizeof(msg)));
+		TEST_ASSERT_VAL("fields", !check_fields(event, good[i]));
 		free(event);
 	}
 
@@ -478,17 +573,21 @@ static int test__mmap3_check(struct test_suite *test __maybe_unused,
 				perf_event__check_mmap3(event, ID_HDR_SIZE, false,
 							msg, sizeof(msg)) == -EINVAL);
 		pr_debug("malformed %d: %s\n", kind, msg);
+		TEST_ASSERT_VAL("malformed record, not for what is wrong with it",
+				strstr(msg, mmap3_bad_reasons[kind]));
 		/*
 		 * Whatever the record, swapping it stays in it, and the check
 		 * of the swapped one, as if from a file of the other
 		 * endianness, finds what is wrong with it.
 		 */
-		if (event->header.size >= MMAP3_FIXED)
+		if (event->header.size >= PERF_MMAP3_SIZE_VER0)
 			perf_event__swap(event, true);
 		TEST_ASSERT_VAL("swapped malformed record accepted",
 				perf_event__check_mmap3(event, ID_HDR_SIZE, true,
 							msg, sizeof(msg)) == -EINVAL);
 		pr_debug("swapped malformed %d: %s\n", kind, msg);
+		TEST_ASSERT_VAL("swapped malformed record, not for what is wrong with it",
+				strstr(msg, mmap3_bad_reasons[kind]));
 		free(event);
 	}
 	return TEST_OK;
@@ -550,7 +649,8 @@ static int session_write(const char *path)
 	    write_event(fd, mmap3__new(&mmap3_b, 20), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_c, 30), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_d, 40), &size) ||
-	    write_event(fd, mmap3__new(&mmap3_e, 50), &size))
+	    write_event(fd, mmap3__new(&mmap3_e, 50), &size) ||
+	    write_event(fd, mmap3__new(&mmap3_f, 60), &size))
 		goto out;
 
 	for (kind = 0; kind < MMAP3_BAD_NR; kind++) {
@@ -573,7 +673,7 @@ static int session_check(const char *path)
 		.path = path,
 		.mode = PERF_DATA_MODE_READ,
 	};
-	struct dso *dso_a, *dso_b, *dso_c, *dso_d, *dso_e;
+	struct dso *dso_a, *dso_b, *dso_c, *dso_d, *dso_e, *dso_f;
 	struct perf_session *session;
 	struct events_stats *stats;
 	struct thread *thread;
@@ -591,9 +691,9 @@ static int session_check(const char *path)
 	stats = &session->evlist->stats;
 	pr_debug("MMAP3 events: %u, malformed: %u\n",
 		 stats->nr_events[PERF_RECORD_MMAP3], stats->nr_malformed_events);
-	if (stats->nr_events[PERF_RECORD_MMAP3] != 5 + MMAP3_BAD_NR ||
+	if (stats->nr_events[PERF_RECORD_MMAP3] != 6 + MMAP3_BAD_NR ||
 	    stats->nr_malformed_events != MMAP3_BAD_NR) {
-		pr_debug("expected %d MMAP3 events, %d malformed\n", 5 + MMAP3_BAD_NR,
+		pr_debug("expected %d MMAP3 events, %d malformed\n", 6 + MMAP3_BAD_NR,
 			 MMAP3_BAD_NR);
 		goto out;
 	}
@@ -608,7 +708,8 @@ static int session_check(const char *path)
 	    check_map(thread, &mmap3_b, &dso_b) ||
 	    check_map(thread, &mmap3_c, &dso_c) ||
 	    check_map(thread, &mmap3_d, &dso_d) ||
-	    check_map(thread, &mmap3_e, &dso_e))
+	    check_map(thread, &mmap3_e, &dso_e) ||
+	    check_map(thread, &mmap3_f, &dso_f))
 		goto out_put;
 
 	if (RC_CHK_EQUAL(dso_a, dso_b)) {
@@ -622,6 +723,11 @@ static int session_check(const char *path)
 
 	if (RC_CHK_EQUAL(dso_e, dso_a) || RC_CHK_EQUAL(dso_e, dso_d)) {
 		pr_debug("the file of the MMAP3 with later fields has its own DSO\n");
+		goto out_put;
+	}
+
+	if (RC_CHK_EQUAL(dso_f, dso_d)) {
+		pr_debug("a file rewritten in place with an mtime of 0 is a new DSO\n");
 		goto out_put;
 	}
 
@@ -683,12 +789,17 @@ static char *fprintf_changed(struct dso *dso, int v, size_t *size)
 	return buf;
 }
 
+/* For file_changed_check(): recorded without an mtime, as MMAP2 records are */
+#define RECORDED_NO_MTIME	BIT(7)
+
 /*
  * A DSO whose recorded identity is the one of the file at path, but for
  * what is in differs, checked against that file: dso__file_changed() must
  * find exactly that, and its warning must name it. A device that differs
  * alone is not a change: on btrfs and overlayfs stat() gives another one
- * than the recorded superblock's.
+ * than the recorded superblock's. Nor is an mtime that differs when none
+ * was recorded. The file's mtime is 1 ns after the epoch, one that differs
+ * is 0: a time like any other.
  */
 static int file_changed_check(const char *path, const struct stat *st, u8 differs,
 			      const char *names)
@@ -706,18 +817,22 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 	id->maj   = major(st->st_dev);
 	id->min   = minor(st->st_dev);
 	id->ino   = st->st_ino;
-	id->mtime = (s64)st->st_mtim.tv_sec * NSEC_PER_SEC + st->st_mtim.tv_nsec;
+	id->mtime = timespec__to_ns(&st->st_mtim, NULL);
+	id->mtime_valid = !(differs & RECORDED_NO_MTIME);
 	if (differs & DSO_DIFFERS__DEV)
 		id->min ^= 1;
 	if (differs & DSO_DIFFERS__INO)
 		id->ino++;
 	if (differs & DSO_DIFFERS__MTIME)
-		id->mtime++;
+		id->mtime--;
 
 	changed = dso__file_changed(dso, path);
-	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRId64 ", differs %#x: %s, %#x\n",
-		 id->maj, id->min, id->ino, id->mtime, differs,
-		 changed ? "changed" : "not changed", dso__disk_differs(dso));
+	pr_debug("recorded %x:%x %" PRIu64 " mtime %" PRId64 "%s, differs %#x: %s, %#x\n",
+		 id->maj, id->min, id->ino, id->mtime, id->mtime_valid ? "" : " (none)",
+		 differs, changed ? "changed" : "not changed", dso__disk_differs(dso));
+	if (!id->mtime_valid)
+		differs &= ~DSO_DIFFERS__MTIME;
+	differs &= ~RECORDED_NO_MTIME;
 	if (!(differs & (DSO_DIFFERS__INO | DSO_DIFFERS__MTIME)))
 		differs = 0;
 	if (changed != !!differs || dso__disk_differs(dso) != differs) {
@@ -747,12 +862,16 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 		goto out;
 	}
 
-	/* With -v, the mtimes follow, in UTC */
+	/* With -v, the mtimes follow, in UTC, 0 being one */
 	free(buf);
 	buf = fprintf_changed(dso, 1, &size);
 	pr_debug("%s", buf ?: "");
-	if (!buf || !strstr(buf, "\n  recorded: mtime ") || !strstr(buf, "\n  now:      mtime ") ||
-	    !strstr(buf, " UTC, inode ")) {
+	snprintf(expected, sizeof(expected), "\n  recorded: mtime %s, inode ",
+		 !id->mtime_valid ? "unknown" :
+		 differs & DSO_DIFFERS__MTIME ? "1970-01-01 00:00:00.000000000 UTC" :
+						"1970-01-01 00:00:00.000000001 UTC");
+	if (!buf || !strstr(buf, expected) ||
+	    !strstr(buf, "\n  now:      mtime 1970-01-01 00:00:00.000000001 UTC, inode ")) {
 		pr_debug("FAILED: -v doesn't say the recorded and the current mtime, in UTC\n");
 		goto out;
 	}
@@ -763,23 +882,63 @@ out:
 	return err;
 }
 
+/*
+ * The file at path, an ELF file with a build id, recorded with its inode
+ * and mtime and bid: with another build id than its own, as after a
+ * 'cp -p' of another build over the profiled file, it is another file.
+ */
+static int file_changed_build_id_check(const char *path, const struct stat *st,
+				       struct build_id *bid, bool differs)
+{
+	struct dso *dso = dso__new(path);
+	struct dso_id *id;
+	bool changed;
+	u8 expected = differs ? DSO_DIFFERS__BUILD_ID : 0;
+
+	TEST_ASSERT_VAL("dso__new", dso);
+	id = dso__id(dso);
+	id->maj = major(st->st_dev);
+	id->min = minor(st->st_dev);
+	id->ino = st->st_ino;
+	id->mtime = timespec__to_ns(&st->st_mtim, NULL);
+	id->mtime_valid = true;
+	dso__set_build_id(dso, bid);
+
+	changed = dso__file_changed(dso, path);
+	pr_debug("%s, with %s build id: %s, %#x\n", path, differs ? "another" : "its",
+		 changed ? "changed" : "not changed", dso__disk_differs(dso));
+	if (changed != differs || dso__disk_differs(dso) != expected) {
+		pr_debug("FAILED: the build id doesn't have the last word\n");
+		dso__put(dso);
+		return TEST_FAIL;
+	}
+	dso__put(dso);
+	return TEST_OK;
+}
+
 static int test__mmap3_file_changed(struct test_suite *test __maybe_unused,
 				    int subtest __maybe_unused)
 {
 	char path[] = "/tmp/perf-test-mmap3-XXXXXX";
+	/* 1 ns after the epoch, as package stores have it */
+	const struct timespec mtime[2] = { { .tv_nsec = 1, }, { .tv_nsec = 1, }, };
+	char exe[PATH_MAX];
+	struct build_id bid;
 	struct stat st;
 	int fd, err = TEST_FAIL;
+	ssize_t len;
 
 	fd = mkstemp(path);
 	if (fd < 0) {
 		pr_debug("mkstemp failed: %m\n");
 		return TEST_FAIL;
 	}
-	close(fd);
-	if (stat(path, &st) < 0) {
-		pr_debug("stat %s failed: %m\n", path);
+	if (futimens(fd, mtime) < 0 || fstat(fd, &st) < 0) {
+		pr_debug("setting the mtime of %s failed: %m\n", path);
+		close(fd);
 		goto out;
 	}
+	close(fd);
 
 	if (file_changed_check(path, &st, 0, "") ||
 	    file_changed_check(path, &st, DSO_DIFFERS__DEV, "") ||
@@ -788,12 +947,113 @@ static int test__mmap3_file_changed(struct test_suite *test __maybe_unused,
 	    file_changed_check(path, &st, DSO_DIFFERS__DEV | DSO_DIFFERS__MTIME,
 			       "device, mtime") ||
 	    file_changed_check(path, &st, DSO_DIFFERS__DEV | DSO_DIFFERS__INO | DSO_DIFFERS__MTIME,
-			       "device, inode, mtime"))
+			       "device, inode, mtime") ||
+	    file_changed_check(path, &st, RECORDED_NO_MTIME | DSO_DIFFERS__MTIME, "") ||
+	    file_changed_check(path, &st, RECORDED_NO_MTIME | DSO_DIFFERS__INO, "inode"))
 		goto out;
+
+	/* perf, that has a build id, as the file whose inode and mtime were recorded */
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0) {
+		pr_debug("readlink /proc/self/exe failed: %m\n");
+		goto out;
+	}
+	exe[len] = '\0';
+	if (stat(exe, &st) < 0 || filename__read_build_id(exe, &bid) <= 0) {
+		pr_debug("no build id in %s, not checking a file copied with 'cp -p'\n", exe);
+	} else {
+		if (file_changed_build_id_check(exe, &st, &bid, false))
+			goto out;
+		bid.data[0] ^= 0xff;
+		if (file_changed_build_id_check(exe, &st, &bid, true))
+			goto out;
+	}
 	err = TEST_OK;
 out:
 	unlink(path);
 	return err;
+}
+
+/* How perf_event__fprintf_mmap3(), for -D and perf script, shows the mtime of d */
+static int mtime_print_check(const struct mmap3_desc *d, const char *expected)
+{
+	union perf_event *event = mmap3__new(d, 1);
+	char *buf = NULL;
+	size_t size = 0;
+	bool found;
+	FILE *fp;
+
+	TEST_ASSERT_VAL("can't allocate event", event);
+	fp = open_memstream(&buf, &size);
+	if (fp) {
+		perf_event__fprintf_mmap3(event, fp);
+		fclose(fp);
+	}
+	free(event);
+	pr_debug("%s", buf ?: "");
+	found = buf && strstr(buf, expected);
+	free(buf);
+	TEST_ASSERT_VAL("mtime not shown as expected", found);
+	return TEST_OK;
+}
+
+/*
+ * An mtime, 0 too, is valid with PERF_MMAP3_FILE_MTIME, and one beyond
+ * what 64 bits of ns hold is saturated, as the kernel does, for the
+ * records perf synthesizes and for the files found on disk, and flagged.
+ */
+static int test__mmap3_mtime(struct test_suite *test __maybe_unused,
+			     int subtest __maybe_unused)
+{
+	static const struct {
+		s64	sec;
+		long	nsec;
+		s64	ns;
+		bool	saturated;
+	} times[] = {
+		{ 0, 0, 0, false, },
+		{ 0, 1, 1, false, },
+		{ -1, 999999999, -1, false, },
+		/* The kernel's KTIME_SEC_MAX and KTIME_SEC_MIN saturate */
+		{ 9223372035, 999999999, 9223372035999999999LL, false, },
+		{ 9223372036, 0, INT64_MAX, true, },
+		{ -9223372035, 0, -9223372035000000000LL, false, },
+		{ -9223372036, 0, INT64_MIN, true, },
+		/* 9999-12-31 */
+		{ 253402300799, 0, INT64_MAX, true, },
+	};
+	struct mmap3_desc none = mmap3_d, saturated = mmap3_d;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		struct timespec ts = {
+			.tv_sec = (time_t)times[i].sec,
+			.tv_nsec = times[i].nsec,
+		};
+		bool sat;
+		s64 ns;
+
+		/* Beyond a 32-bit time_t */
+		if (ts.tv_sec != times[i].sec)
+			continue;
+		ns = timespec__to_ns(&ts, &sat);
+		pr_debug("%" PRId64 " s %ld ns: %" PRId64 " ns%s\n", times[i].sec, times[i].nsec,
+			 ns, sat ? ", saturated" : "");
+		TEST_ASSERT_VAL("mtime in ns", ns == times[i].ns);
+		TEST_ASSERT_EQUAL("mtime saturated", sat, times[i].saturated);
+	}
+
+	none.mtime = 0;
+	none.file_flags = 0;
+	saturated.mtime = INT64_MAX;
+	saturated.file_flags = PERF_MMAP3_FILE_MTIME | PERF_MMAP3_FILE_MTIME_SATURATED;
+	if (mtime_print_check(&mmap3_d, " mtime 1 (1970-01-01 00:00:00.000000001 UTC)]") ||
+	    mtime_print_check(&mmap3_f, " mtime 0 (1970-01-01 00:00:00.000000000 UTC)]") ||
+	    mtime_print_check(&none, " mtime 0 (none)]") ||
+	    mtime_print_check(&saturated,
+			      " mtime 9223372036854775807 (2262-04-11 23:47:16.854775807 UTC, saturated)]"))
+		return TEST_FAIL;
+	return TEST_OK;
 }
 
 static struct test_case tests__mmap3[] = {
@@ -801,6 +1061,7 @@ static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 malformed records", mmap3_check),
 	TEST_CASE("MMAP3 maps and DSO identity from a file", mmap3_session),
 	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),
+	TEST_CASE("MMAP3 mtime validity and saturation", mmap3_mtime),
 	TEST_CASE("MMAP2 with a build id: no inode identity", mmap2_build_id),
 	{ .name = NULL, }
 };

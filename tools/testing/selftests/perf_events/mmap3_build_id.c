@@ -23,14 +23,11 @@
 #include <unistd.h>
 
 #include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 
 #include "../kselftest_harness.h"
 #include "mmap3.h"
 
-#define RB_PAGES	16
 #define FILE_PAGES	3
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -57,19 +54,12 @@ struct mmap2_build_id_record {
 	char				filename[];
 };
 
-struct ring {
-	int				fd;
-	struct perf_event_mmap_page	*meta;
-	size_t				map_size;
-	char				*buf;	/* the records, unwrapped */
-	size_t				len;
-};
-
 FIXTURE(build_id)
 {
 	char		dir[PATH_MAX];	/* canonical path of the scratch dir */
 	char		path[PATH_MAX];	/* the crafted ELF file */
-	struct ring	ring[2];
+	struct ring	ring[2];	/* MMAP3 and MMAP2 */
+	struct records	rec[2];
 	__u8		want[BUILD_ID_MAX];
 };
 
@@ -135,13 +125,8 @@ FIXTURE_SETUP(build_id)
 FIXTURE_TEARDOWN(build_id)
 {
 	for (int i = 0; i < 2; i++) {
-		struct ring *r = &self->ring[i];
-
-		if (r->meta && r->meta != MAP_FAILED)
-			munmap(r->meta, r->map_size);
-		if (r->fd >= 0)
-			close(r->fd);
-		free(r->buf);
+		ring_close(&self->ring[i]);
+		free(self->rec[i].buf);
 	}
 	if (self->dir[0])
 		rm_rf_at(AT_FDCWD, self->dir);
@@ -236,85 +221,6 @@ static int __make_elf(struct __test_metadata *_metadata, const char *dir,
 	return fd;
 }
 
-static void __ring_open(struct __test_metadata *_metadata, struct ring *r,
-			struct perf_event_attr *attr)
-{
-	r->fd = syscall(__NR_perf_event_open, attr, 0, -1, -1,
-			PERF_FLAG_FD_CLOEXEC);
-	ASSERT_LE(0, r->fd) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
-	}
-	r->map_size = (RB_PAGES + 1) * page_size();
-	r->meta = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       r->fd, 0);
-	ASSERT_NE(MAP_FAILED, r->meta) {
-		TH_LOG("mmap of the ring buffer: %s", strerror(errno));
-	}
-}
-
-/* Copy the records out of the ring, unwrapping them. */
-static void __ring_read(struct __test_metadata *_metadata, struct ring *r)
-{
-	const char *data = (const char *)r->meta + page_size();
-	size_t data_size = RB_PAGES * page_size();
-	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	__u64 tail = r->meta->data_tail;
-
-	ASSERT_LE(head - tail, data_size);
-	free(r->buf);
-	r->len = head - tail;
-	r->buf = malloc(r->len + 1);
-	ASSERT_NE(NULL, r->buf);
-	for (size_t n = 0; n < r->len; ) {
-		size_t off = (tail + n) % data_size;
-		size_t chunk = data_size - off;
-
-		if (chunk > r->len - n)
-			chunk = r->len - n;
-		memcpy(r->buf + n, data + off, chunk);
-		n += chunk;
-	}
-	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
-}
-
-#define ring_open(r, attr)	__ring_open(_metadata, r, attr)
-#define ring_read(r)		__ring_read(_metadata, r)
-
-/* The record of @type for the mapping at @addr, or NULL. */
-static const struct perf_event_header *find_mmap(const struct ring *r,
-						 __u32 type, __u64 addr)
-{
-	size_t off = 0;
-
-	while (off + sizeof(struct perf_event_header) <= r->len) {
-		const struct perf_event_header *h = (const void *)(r->buf + off);
-
-		if (h->size < sizeof(*h) || off + h->size > r->len)
-			return NULL;
-		/* MMAP2 and MMAP3 both start with pid, tid and addr. */
-		if (h->type == type &&
-		    h->size >= sizeof(struct mmap2_build_id_record) &&
-		    ((const struct mmap3_record *)h)->addr == addr)
-			return h;
-		off += h->size;
-	}
-	return NULL;
-}
-
-static void base_attr(struct perf_event_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_DUMMY;
-	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	attr->sample_id_all = 1;
-	attr->disabled = 1;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	attr->build_id = 1;
-}
-
 TEST_F(build_id, cached_pages)
 {
 	const struct mmap2_build_id_record *m2;
@@ -328,35 +234,35 @@ TEST_F(build_id, cached_pages)
 			variant_off(variant->note_page, variant->note_off),
 			self->want);
 
-	base_attr(&attr);
-	attr.mmap3 = 1;
+	mmap3_attr(&attr);
+	attr.build_id = 1;
 	ring_open(&self->ring[0], &attr);
 	base_attr(&attr);
 	attr.mmap = 1;
 	attr.mmap2 = 1;
+	attr.build_id = 1;
 	ring_open(&self->ring[1], &attr);
 	for (int i = 0; i < 2; i++)
-		ASSERT_EQ(0, ioctl(self->ring[i].fd, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ring_enable(&self->ring[i]));
 	p = mmap(NULL, FILE_PAGES * page_size(), PROT_READ | PROT_EXEC,
 		 MAP_PRIVATE, fd, 0);
 	ASSERT_NE(MAP_FAILED, p) {
 		TH_LOG("mmap of %s: %s", self->path, strerror(errno));
 	}
-	for (int i = 0; i < 2; i++)
-		ASSERT_EQ(0, ioctl(self->ring[i].fd, PERF_EVENT_IOC_DISABLE, 0));
-	for (int i = 0; i < 2; i++)
-		ring_read(&self->ring[i]);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ring_disable(&self->ring[i]));
+		ring_read(&self->ring[i], &self->rec[i]);
+	}
 
-	m3 = (const void *)find_mmap(&self->ring[0], PERF_RECORD_MMAP3,
-				     (unsigned long)p);
+	m3 = find_mmap(&self->rec[0], PERF_RECORD_MMAP3, (unsigned long)p);
 	ASSERT_NE(NULL, m3) {
 		TH_LOG("no PERF_RECORD_MMAP3 at %p", p);
 	}
 	ASSERT_GE(m3->header.size, sizeof(*m3) + 8);
-	ASSERT_EQ(offsetof(struct mmap3_record, filename), m3->filename_offset);
+	ASSERT_EQ(PERF_MMAP3_SIZE_VER0, m3->filename_offset);
 	/*
 	 * The inode identity is there next to the build-id. mmap3.c compares
-	 * it with stat(); on overlayfs the two need not agree, and this test
+	 * it with statx(); on overlayfs the two need not agree, and this test
 	 * is about the build-id, so it only checks that there is one.
 	 */
 	ASSERT_NE(0, m3->ino);
@@ -370,11 +276,11 @@ TEST_F(build_id, cached_pages)
 	ASSERT_EQ(0, memcmp(self->want, m3->build_id, BUILD_ID_MAX));
 
 	/* MMAP2 gets the same build-id, from the same single read. */
-	m2 = (const void *)find_mmap(&self->ring[1], PERF_RECORD_MMAP2,
-				     (unsigned long)p);
+	m2 = find_mmap(&self->rec[1], PERF_RECORD_MMAP2, (unsigned long)p);
 	ASSERT_NE(NULL, m2) {
 		TH_LOG("no PERF_RECORD_MMAP2 at %p", p);
 	}
+	ASSERT_GE(m2->header.size, sizeof(*m2) + 8);
 	ASSERT_NE(0, m2->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
 	ASSERT_EQ(BUILD_ID_MAX, m2->build_id_size);
 	ASSERT_EQ(0, memcmp(self->want, m2->build_id, BUILD_ID_MAX));

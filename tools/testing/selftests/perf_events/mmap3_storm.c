@@ -353,7 +353,7 @@ static void parse_mmap3(struct storm_state *st, struct storm_ring *r,
 		storm_error(st, "CPU %d: MMAP3 of %u bytes", r->cpu, m->header.size);
 		return;
 	}
-	if (m->filename_offset != offsetof(struct mmap3_record, filename)) {
+	if (m->filename_offset != PERF_MMAP3_SIZE_VER0) {
 		storm_error(st, "CPU %d: MMAP3 filename_offset %u", r->cpu,
 			    m->filename_offset);
 		return;
@@ -394,12 +394,14 @@ static void parse_mmap3(struct storm_state *st, struct storm_ring *r,
 				    th->path, m->tid, th->tid);
 		else if (m->len != st->sync.file_len || m->pgoff ||
 			 m->prot != (PROT_READ | PROT_EXEC) ||
-			 m->flags != MAP_PRIVATE || m->ino != th->ino)
+			 m->flags != MAP_PRIVATE || m->ino != th->ino ||
+			 m->file_flags != PERF_MMAP3_FILE_MTIME)
 			storm_error(st,
-				    "MMAP3 of %s: len %llu pgoff %llu prot %#x flags %#x ino %llu",
+				    "MMAP3 of %s: len %llu pgoff %llu prot %#x flags %#x ino %llu file_flags %#x",
 				    th->path, (unsigned long long)m->len,
 				    (unsigned long long)m->pgoff, m->prot,
-				    m->flags, (unsigned long long)m->ino);
+				    m->flags, (unsigned long long)m->ino,
+				    m->file_flags);
 		th->seen++;
 		r->storm++;
 		return;
@@ -470,15 +472,7 @@ static void ring_drain(struct storm_state *st, struct storm_ring *r)
 		__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
 		return;
 	}
-	for (size_t n = 0; n < len; ) {
-		size_t off = (tail + n) % r->data_size;
-		size_t chunk = r->data_size - off;
-
-		if (chunk > len - n)
-			chunk = len - n;
-		memcpy(st->scratch + n, r->data + off, chunk);
-		n += chunk;
-	}
+	ring_copy(st->scratch, r->data, r->data_size, tail, len);
 	/* The copy is complete before the kernel may overwrite it. */
 	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
 	parse_records(st, r, st->scratch, len);

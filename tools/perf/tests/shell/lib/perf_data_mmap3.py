@@ -38,7 +38,9 @@ ATTR_SAMPLE_ID_ALL = 18
 ATTR_MMAP3 = 63
 
 ATTR_SIZE = 128
-MMAP3_FIXED = 104       # up to filename, what filename_offset is at least
+# The fields of the first version, what filename_offset is at least
+PERF_MMAP3_SIZE_VER0 = 104
+PERF_MMAP3_FILE_MTIME = 1 << 0
 FILE_HEADER_SIZE = 104
 PROT_READ, PROT_EXEC = 1, 4
 MAP_PRIVATE = 2
@@ -102,29 +104,30 @@ class Writer:
                  self.pack('II', pid, pid) + name + self.sample_id(pid, pid))
 
     def mmap3(self, pid, start, length, pgoff, st, mtime, build_id,
-              filename, bad=None, filename_offset=MMAP3_FIXED):
+              filename, bad=None, filename_offset=PERF_MMAP3_SIZE_VER0):
         bid = build_id[:20]
         bid_size = len(build_id)
         if bad == 'bidsize':
             bid_size = 21 + len(build_id) % 200
         # What a later kernel would add before the filename
-        later = b'\xee' * (filename_offset - MMAP3_FIXED)
+        later = b'\xee' * (filename_offset - PERF_MMAP3_SIZE_VER0)
         name = filename.encode() + b'\0'
         name = name.ljust(len(name) + (-(filename_offset + len(name)) % 8),
                           b'\0')
         size = filename_offset + len(name) + 16
         if bad == 'offsetsmall':
             # In build_id, that perf must not take for the filename
-            filename_offset = MMAP3_FIXED - 8
+            filename_offset = PERF_MMAP3_SIZE_VER0 - 8
         elif bad == 'offsetbig':
             # At the end of the record
             filename_offset = size
         fixed = self.pack('IIQQQIIQQIIqBBH', pid, pid, start, length, pgoff,
                           os.major(st.st_dev), os.minor(st.st_dev),
                           st.st_ino, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-                          mtime, bid_size, 0, filename_offset) + \
+                          mtime, bid_size, PERF_MMAP3_FILE_MTIME,
+                          filename_offset) + \
             bid.ljust(20, b'\0')
-        assert len(fixed) == MMAP3_FIXED - 8
+        assert len(fixed) == PERF_MMAP3_SIZE_VER0 - 8
         if bad == 'nonul':
             # No NUL up to the sample_id trailer, nor in it
             name = name.replace(b'\0', b'A')
@@ -197,12 +200,14 @@ def main():
     ap.add_argument('--bad', choices=['short', 'bidsize', 'nonul', 'offsetsmall',
                                       'offsetbig', 'truncate'],
                     help='add a malformed MMAP3 record, or truncate the file')
-    ap.add_argument('--filename-offset', type=int, default=MMAP3_FIXED,
+    ap.add_argument('--filename-offset', type=int, default=PERF_MMAP3_SIZE_VER0,
                     help='filename_offset of the good MMAP3 record, the bytes '
-                    f'from {MMAP3_FIXED} to it are made up fields of a later kernel')
+                    f'from {PERF_MMAP3_SIZE_VER0} to it are made up fields of a later kernel')
     args = ap.parse_args()
-    if not MMAP3_FIXED <= args.filename_offset <= 4096:
-        ap.error(f'--filename-offset must be in [{MMAP3_FIXED}, 4096]')
+    if not PERF_MMAP3_SIZE_VER0 <= args.filename_offset <= 4096 or \
+       args.filename_offset % 8:
+        ap.error('--filename-offset must be a multiple of 8 in '
+                 f'[{PERF_MMAP3_SIZE_VER0}, 4096]')
 
     st = os.stat(args.path)
     entry, (vaddr, offset, filesz), file_bid = elf_info(args.path)
