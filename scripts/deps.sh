@@ -58,6 +58,8 @@
 #                  perf test: Test java symbol (jshell)      default-jdk-headless
 #                  init: ip link set lo up                   iproute2
 #                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
+#                  changed-dso-cases: gcc, dpkg-deb, rsync   build-essential rsync (dpkg
+#                                                            is essential)
 #
 # No step calls elfutils, libssl-dev or libcap-dev today. They stay for the
 # kernel and perf tests that may use them: eu-readelf, perf's libcrypto and
