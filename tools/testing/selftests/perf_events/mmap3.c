@@ -1184,12 +1184,13 @@ TEST_F(mmap3, mtime_zero_and_one)
 }
 
 /*
- * 16. An mtime after 2262 has more nanoseconds than an s64 holds: it is
- * saturated to INT64_MAX, and PERF_MMAP3_FILE_MTIME_SATURATED says so.
+ * An mtime after 2262 or before 1678 has more nanoseconds than an s64 holds:
+ * it is saturated to @ns, and PERF_MMAP3_FILE_MTIME_SATURATED says so.
  */
-TEST_F(mmap3, mtime_after_2262)
+static void __mtime_saturated(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(mmap3) *self, __s64 sec, __s64 ns,
+			      const char *when)
 {
-	const __s64 sec = 10000000000LL;	/* in 2286 */
 	struct perf_event_attr attr;
 	const struct mmap3_record *m;
 
@@ -1200,32 +1201,23 @@ TEST_F(mmap3, mtime_after_2262)
 	ring_open(&self->ring[0], &attr);
 	m = map_with_mtime(sec);
 	if (!m)
-		SKIP(return, "file system in %.200s does not keep an mtime after 2262",
-		     self->dir);
+		SKIP(return, "file system in %.200s does not keep an mtime %s",
+		     self->dir, when);
 	ASSERT_EQ(PERF_MMAP3_FILE_MTIME | PERF_MMAP3_FILE_MTIME_SATURATED,
 		  m->file_flags);
-	ASSERT_EQ(INT64_MAX, m->mtime);
+	ASSERT_EQ(ns, m->mtime);
 }
 
-/* 17. Likewise, an mtime before 1678 is saturated to INT64_MIN. */
+/* 16. An mtime in 2286 is saturated to INT64_MAX. */
+TEST_F(mmap3, mtime_after_2262)
+{
+	__mtime_saturated(_metadata, self, 10000000000LL, INT64_MAX, "after 2262");
+}
+
+/* 17. An mtime in 1653 is saturated to INT64_MIN. */
 TEST_F(mmap3, mtime_before_1678)
 {
-	const __s64 sec = -10000000000LL;	/* in 1653 */
-	struct perf_event_attr attr;
-	const struct mmap3_record *m;
-
-	if (sizeof(time_t) < sizeof(sec))
-		SKIP(return, "time_t has %zu bytes, too few for %lld s",
-		     sizeof(time_t), (long long)sec);
-	mmap3_attr(&attr);
-	ring_open(&self->ring[0], &attr);
-	m = map_with_mtime(sec);
-	if (!m)
-		SKIP(return, "file system in %.200s does not keep an mtime before 1678",
-		     self->dir);
-	ASSERT_EQ(PERF_MMAP3_FILE_MTIME | PERF_MMAP3_FILE_MTIME_SATURATED,
-		  m->file_flags);
-	ASSERT_EQ(INT64_MIN, m->mtime);
+	__mtime_saturated(_metadata, self, -10000000000LL, INT64_MIN, "before 1678");
 }
 
 /*
