@@ -90,6 +90,23 @@ for endian in "" "--big-endian" ; do
 	check_used "${name}-inject" "${tmpdir}/${name}.mmap2" MMAP2 ".*"
 done
 
+# A record of a type that perf does not know, as a newer kernel may write
+# one: skipped by its size and counted, not MALFORMED, and the records
+# after it used
+for endian in "" "--big-endian" ; do
+	name="unknown${endian:+-be}"
+	echo "== ${name}"
+	data="${tmpdir}/${name}.data"
+	python3 "${GEN}" -o "${data}" --path "${prog}" --unknown-type 62 ${endian} || fail "${GEN}"
+	run "${name}-stats" "${PERF}" report -i "${data}" --stats
+	grep -q "MALFORMED" "${tmpdir}/${name}-stats.out" && fail "${name}: counted as MALFORMED"
+	check_used "${name}" "${data}" MMAP3 ".* mtime [0-9]* (.*).*"
+	grep -q "^1 records of unknown types were skipped" "${tmpdir}/${name}-report.out" ||
+		fail "${name}: perf report does not say that it skipped the record"
+	run "${name}-script" "${PERF}" script -i "${data}" ||
+		fail "${name}: perf script failed"
+done
+
 # A file cut at a page boundary, past the mmapped end of the file
 echo "== truncate-page"
 python3 "${GEN}" -o "${tmpdir}/big.data" --path "${prog}" --samples 2000 || fail "${GEN}"
