@@ -2,7 +2,8 @@
 /*
  * PERF_RECORD_MMAP3: byte swapping, the checks on records read from files
  * and what the session code makes of them: maps and DSO identity, also
- * for records with fields of a later kernel before the filename.
+ * for records with fields of a later kernel before the filename, next to
+ * a record of a type that perf does not know.
  */
 #include <byteswap.h>
 #include <errno.h>
@@ -610,6 +611,34 @@ static int write_event(int fd, union perf_event *event, u64 *size)
 	return 0;
 }
 
+/*
+ * A record of a type that no kernel has yet, as a newer kernel would
+ * write one: perf skips it by its size and counts it.
+ */
+#define TEST_RECORD_UNKNOWN	62
+
+static union perf_event *unknown__new(u64 time)
+{
+	struct {
+		struct perf_event_header header;
+		u64	payload[3];
+		u32	pid, tid;
+		u64	time;
+	} rec = {
+		.header = {
+			.type = TEST_RECORD_UNKNOWN,
+			.misc = PERF_RECORD_MISC_USER,
+			.size = sizeof(rec),
+		},
+		.payload = { 1, 2, 3, },
+		.pid = TEST_PID,
+		.tid = TEST_TID,
+		.time = time,
+	};
+
+	return memdup(&rec, sizeof(rec));
+}
+
 static int session_write(const char *path)
 {
 	struct perf_event_attr attr = {
@@ -645,7 +674,8 @@ static int session_write(const char *path)
 	if (perf_session__write_header(session, session->evlist, fd, false))
 		goto out;
 
-	if (write_event(fd, mmap3__new(&mmap3_a, 10), &size) ||
+	if (write_event(fd, unknown__new(5), &size) ||
+	    write_event(fd, mmap3__new(&mmap3_a, 10), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_b, 20), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_c, 30), &size) ||
 	    write_event(fd, mmap3__new(&mmap3_d, 40), &size) ||
@@ -689,8 +719,13 @@ static int session_check(const char *path)
 		goto out;
 
 	stats = &session->evlist->stats;
-	pr_debug("MMAP3 events: %u, malformed: %u\n",
-		 stats->nr_events[PERF_RECORD_MMAP3], stats->nr_malformed_events);
+	pr_debug("MMAP3 events: %u, malformed: %u, of unknown types: %u\n",
+		 stats->nr_events[PERF_RECORD_MMAP3], stats->nr_malformed_events,
+		 stats->nr_unknown_events);
+	if (stats->nr_unknown_events != 1) {
+		pr_debug("expected 1 record of an unknown type, skipped\n");
+		goto out;
+	}
 	if (stats->nr_events[PERF_RECORD_MMAP3] != 6 + MMAP3_BAD_NR ||
 	    stats->nr_malformed_events != MMAP3_BAD_NR) {
 		pr_debug("expected %d MMAP3 events, %d malformed\n", 6 + MMAP3_BAD_NR,

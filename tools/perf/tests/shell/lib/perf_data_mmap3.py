@@ -7,7 +7,8 @@ them, and to get malformed ones: a COMM, an MMAP3 of a given ELF file and
 samples at its entry point, for one cpu-clock event with
 sample_id_all. The mtime, inode and build id in the record come from the
 file unless given. With --filename-offset, the record has fields of a
-later kernel, that perf must skip, before the filename.
+later kernel, that perf must skip, before the filename. With
+--unknown-type, a record of a type that perf does not know comes first.
 
   perf_data_mmap3.py -o perf.data --path /usr/bin/true
   perf_data_mmap3.py -o bad.data --path /usr/bin/true --bad nonul
@@ -142,6 +143,11 @@ class Writer:
             return
         self.add(PERF_RECORD_MMAP3, PERF_RECORD_MISC_USER, body)
 
+    def unknown(self, etype, pid):
+        # What a newer kernel might write: 24 bytes, then the sample_id
+        self.add(etype, PERF_RECORD_MISC_USER,
+                 self.pack('QQQ', 1, 2, 3) + self.sample_id(pid, pid))
+
     def sample(self, pid, ip):
         self.time += 1000
         self.add(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
@@ -203,6 +209,8 @@ def main():
     ap.add_argument('--filename-offset', type=int, default=PERF_MMAP3_SIZE_VER0,
                     help='filename_offset of the good MMAP3 record, the bytes '
                     f'from {PERF_MMAP3_SIZE_VER0} to it are made up fields of a later kernel')
+    ap.add_argument('--unknown-type', type=int,
+                    help='add a record of this type, which perf does not know')
     args = ap.parse_args()
     if not PERF_MMAP3_SIZE_VER0 <= args.filename_offset <= 4096 or \
        args.filename_offset % 8:
@@ -226,6 +234,8 @@ def main():
 
     w = Writer(args.big_endian)
     w.comm(args.pid, args.comm)
+    if args.unknown_type is not None:
+        w.unknown(args.unknown_type, args.pid)
     w.mmap3(args.pid, start, length, pgoff, st, mtime, bid,
             args.filename or args.path, filename_offset=args.filename_offset)
     if args.bad in ('short', 'bidsize', 'nonul', 'offsetsmall', 'offsetbig'):
