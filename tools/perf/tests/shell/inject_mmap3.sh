@@ -46,7 +46,13 @@ if ! mmap3_is_elf "${src}" ; then
 fi
 cp "${src}" "${prog}"
 
-if mmap3_skip_if_unsupported "${data}" > /dev/null ; then
+mmap3_check_support "${data}" > "${tmpdir}/support"
+support=$?
+if [ ${support} = 1 ] ; then
+	cat "${tmpdir}/support"
+	cleanup
+	exit 1
+elif [ ${support} = 0 ] ; then
 	# Build ids in the records and in the cache. sqrtloop spends its
 	# time in libc's rand() too: a reader elsewhere that has the same
 	# libc (see MMAP3_TEST_OUTDIR) has samples there to resolve.

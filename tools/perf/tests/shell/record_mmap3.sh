@@ -33,7 +33,7 @@ trap_cleanup() {
 }
 trap trap_cleanup EXIT TERM INT
 
-mmap3_skip_if_unsupported "${data}" || { cleanup; exit 2; }
+mmap3_check_support "${data}" || { rc=$?; cleanup; exit ${rc}; }
 
 src=$(mmap3_prog)
 if ! mmap3_is_elf "${src}" ; then

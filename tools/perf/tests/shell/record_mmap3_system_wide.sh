@@ -25,12 +25,20 @@ trap_cleanup() {
 }
 trap trap_cleanup EXIT TERM INT
 
-mmap3_skip_if_unsupported "${data}" || { cleanup; exit 2; }
+mmap3_check_support "${data}" || { rc=$?; cleanup; exit ${rc}; }
 
-if ! out=$(perf record -a --mmap3 -e cpu-clock -o "${data}" -- sleep 0.1 2>&1) ; then
-	echo "Skip: perf record -a fails: ${out}"
+# System wide takes root, CAP_PERFMON or perf_event_paranoid below 1
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" != 0 ] && [ "${paranoid}" -ge 1 ] ; then
+	echo "Skip: perf record -a needs root, or perf_event_paranoid below 1 (it is ${paranoid})"
 	cleanup
 	exit 2
+fi
+
+if ! out=$(perf record -a --mmap3 -e cpu-clock -o "${data}" -- sleep 0.1 2>&1) ; then
+	echo "FAIL: perf record -a fails: ${out}"
+	cleanup
+	exit 1
 fi
 
 line=$(perf script -i "${data}" --show-mmap-events 2>/dev/null | \

@@ -61,10 +61,11 @@ cp "${src}" "${prog}"
 # perf_record name cache-dir [options]
 perf_record() {
 	if ! perf --buildid-dir "${tmpdir}/$2" record -e cpu-clock -o "${tmpdir}/$1.data" \
-		$3 -- "${prog}" test -w noploop 1 > /dev/null 2>&1 ; then
-		echo "Skip: perf record $3 fails"
+		$3 -- "${prog}" test -w noploop 1 > "${tmpdir}/$1.record" 2>&1 ; then
+		echo "FAIL: perf record $3 fails"
+		cat "${tmpdir}/$1.record"
 		cleanup
-		exit 2
+		exit 1
 	fi
 }
 
@@ -134,7 +135,12 @@ fi
 
 # Same contents, but touched: with MMAP3 and no build id to tell it is the
 # same, the mtime says it is not the recorded file.
-if mmap3_skip_if_unsupported "${tmpdir}/probe.data" > /dev/null ; then
+mmap3_check_support "${tmpdir}/probe.data" > "${tmpdir}/support"
+support=$?
+if [ ${support} = 1 ] ; then
+	cat "${tmpdir}/support"
+	err=1
+elif [ ${support} = 0 ] ; then
 	cp "${src}" "${prog}"
 	perf_record nobuildid nocache "--mmap3 -B"
 	perf_report nobuildid nocache > "${tmpdir}/out"

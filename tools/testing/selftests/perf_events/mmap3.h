@@ -86,8 +86,13 @@ static inline pid_t sys_gettid(void)
 	return syscall(__NR_gettid);
 }
 
-/* Whether this kernel knows attr.mmap3; an unknown attr bit is EINVAL. */
-static inline bool have_mmap3(void)
+/*
+ * Whether this kernel knows attr.mmap3: 1 if it does, 0 if the attr is
+ * EINVAL with it and opens without it, the one answer that means no (an
+ * unknown attr bit is EINVAL), and -errno when the event does not open
+ * without it either: EACCES, say, which a test must fail on, not skip.
+ */
+static inline int have_mmap3(void)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -97,12 +102,35 @@ static inline bool have_mmap3(void)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.disabled = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+
 	attr.mmap3 = 1;
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0)
+	if (fd >= 0) {
 		close(fd);
-	return fd >= 0 || errno != EINVAL;
+		return 1;
+	}
+	return errno == EINVAL ? 0 : -errno;
 }
+
+/*
+ * For a fixture's setup, which skips when it is false: whether this kernel
+ * has PERF_RECORD_MMAP3. The test fails if the probe itself does.
+ */
+static inline bool __mmap3_supported(struct __test_metadata *_metadata)
+{
+	int have = have_mmap3();
+
+	ASSERT_LE(0, have) {
+		TH_LOG("perf_event_open of a dummy event: %s", strerror(-have));
+	}
+	return have;
+}
+
+#define mmap3_supported()	__mmap3_supported(_metadata)
 
 /* Remove @name under @at, recursing into directories of any depth. */
 static inline void rm_rf_at(int at, const char *name)

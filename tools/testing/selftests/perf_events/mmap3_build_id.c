@@ -115,7 +115,7 @@ FIXTURE_SETUP(build_id)
 {
 	for (int i = 0; i < 2; i++)
 		self->ring[i].fd = -1;
-	if (!have_mmap3())
+	if (!mmap3_supported())
 		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
 	ASSERT_TRUE(make_scratch_dir("mmap3_build_id", self->dir)) {
 		TH_LOG("no directory that allows PROT_EXEC file mappings");

@@ -231,7 +231,7 @@ FIXTURE_SETUP(storm)
 		st->thread[t].fd = -1;
 	if (geteuid() != 0)
 		SKIP(return, "per-CPU events that see every task need root");
-	if (!have_mmap3())
+	if (!mmap3_supported())
 		SKIP(return, "attr.mmap3 is EINVAL: this kernel has no PERF_RECORD_MMAP3");
 
 	ASSERT_TRUE(make_scratch_dir("mmap3_storm", st->dir)) {

@@ -33,23 +33,24 @@ mmap3_other_prog() {
 	done
 }
 
-# Exit with 2, a skip, when the kernel can't record PERF_RECORD_MMAP3
-# events. $1 is a scratch perf.data path.
-mmap3_skip_if_unsupported() {
+# Can the kernel record PERF_RECORD_MMAP3 events? Returns 0 if it can, 2
+# (a skip) if perf record --mmap3 says that the kernel does not support
+# them, the one answer that means no, and 1 (a failure) if perf record
+# fails for any other reason. Prints why not. $1 is a scratch perf.data.
+mmap3_check_support() {
 	if out=$(perf record --mmap3 -e cpu-clock -o "$1" -- true 2>&1) ; then
 		rm -f "$1"
 		return 0
 	fi
 	rm -f "$1"
 	case "$out" in
-	*"does not support PERF_RECORD_MMAP3"*)
+	*"the running kernel does not support PERF_RECORD_MMAP3"*)
 		echo "Skip: the kernel has no PERF_RECORD_MMAP3 support (perf record --mmap3 fails)"
-		;;
-	*)
-		echo "Skip: perf record --mmap3 fails: $out"
+		return 2
 		;;
 	esac
-	return 2
+	echo "FAIL: perf record --mmap3 fails, not for want of kernel support: $out"
+	return 1
 }
 
 # The MMAP3 lines of perf script --show-mmap-events for file $2 in $1
