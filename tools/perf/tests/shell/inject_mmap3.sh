@@ -4,7 +4,8 @@
 #
 # Convert a perf.data file with PERF_RECORD_MMAP3 events to MMAP2 ones and
 # check that the result has no MMAP3 left, the attributes say mmap2, the
-# build ids are kept and perf report gives the same symbols for both.
+# build ids are kept and perf report gives the same symbols for both. In
+# each of the four ways: from a file or a pipe, to a file or a pipe.
 #
 # The MMAP3 file is recorded when the kernel can, else made up with
 # lib/perf_data_mmap3.py when python3 is there.
@@ -77,35 +78,7 @@ else
 	exit 2
 fi
 
-if ! perf inject --convert-mmap3 -i "${data}" -o "${conv}" ; then
-	echo "FAIL: perf inject --convert-mmap3"
-	cleanup
-	exit 1
-fi
-
-nr_mmap3=$(perf script -i "${conv}" --show-mmap-events 2>/dev/null | grep -c PERF_RECORD_MMAP3)
-if [ "${nr_mmap3}" != "0" ] ; then
-	echo "FAIL: ${nr_mmap3} PERF_RECORD_MMAP3 left"
-	err=1
-fi
-
 expected_build_id=$(perf buildid-list -i "${prog}")
-line=$(perf script -i "${conv}" --show-mmap-events 2>/dev/null | \
-	grep "PERF_RECORD_MMAP2 .*: r-xp ${prog}\$" | head -1)
-echo "${line}"
-case "${line}" in
-*"<${expected_build_id}>]"*) ;;
-*)	echo "FAIL: no MMAP2 with the build id ${expected_build_id} of ${prog}"
-	err=1
-	;;
-esac
-
-if perf evlist -v -i "${conv}" | grep -q "mmap3: 1" ||
-   ! perf evlist -v -i "${conv}" | grep -q "mmap2: 1" ; then
-	echo "FAIL: the converted attributes don't say mmap2"
-	perf evlist -v -i "${conv}"
-	err=1
-fi
 
 symbols() {
 	$1 --buildid-dir "${cache}" report -i "$2" --stdio --sort dso,sym 2>/dev/null | \
@@ -113,17 +86,83 @@ symbols() {
 }
 
 symbols perf "${data}" > "${tmpdir}/mmap3.txt"
-symbols perf "${conv}" > "${tmpdir}/mmap2.txt"
 if ! grep -q "prog  *\[\.\] " "${tmpdir}/mmap3.txt" ; then
 	echo "FAIL: no symbols resolved in prog"
 	cat "${tmpdir}/mmap3.txt"
 	err=1
 fi
-if ! cmp -s "${tmpdir}/mmap3.txt" "${tmpdir}/mmap2.txt" ; then
-	echo "FAIL: the converted file gives other symbols"
-	diff -u "${tmpdir}/mmap3.txt" "${tmpdir}/mmap2.txt"
-	err=1
+
+# The unconverted file as a pipe gives it, attrs in attr records
+if ! perf inject -i "${data}" -o - > "${tmpdir}/in.pipe" ; then
+	echo "FAIL: perf inject -i perf.data -o -"
+	cleanup
+	exit 1
 fi
+
+# is_pipe_format file: a pipe's header, 16 bytes, not a file's (older perf
+# inject writes one to a file from a pipe too)
+is_pipe_format() {
+	[ "$(od -An -t u8 -j 8 -N 8 "$1" | tr -d ' ')" = 16 ]
+}
+
+# check_converted how file: what perf --convert-mmap3 wrote, in a file or,
+# as a pipe gives it, in a file to read from stdin
+check_converted() {
+	if is_pipe_format "$2" ; then
+		in="-i -"
+		# A pipe has the attrs in records, which the dump prints
+		perf report -D -i - < "$2" 2>/dev/null | grep "mmap[23]" > "${tmpdir}/$1.attrs"
+	else
+		in="-i $2"
+		perf evlist -v -i "$2" | tr ',' '\n' > "${tmpdir}/$1.attrs"
+	fi
+	perf script ${in} --show-mmap-events < "$2" > "${tmpdir}/$1.script" 2>/dev/null
+
+	nr_mmap3=$(grep -c PERF_RECORD_MMAP3 "${tmpdir}/$1.script")
+	if [ "${nr_mmap3}" != "0" ] ; then
+		echo "FAIL: $1: ${nr_mmap3} PERF_RECORD_MMAP3 left"
+		err=1
+	fi
+
+	line=$(grep "PERF_RECORD_MMAP2 .*: r-xp ${prog}\$" "${tmpdir}/$1.script" | head -1)
+	echo "$1: ${line}"
+	case "${line}" in
+	*"<${expected_build_id}>]"*) ;;
+	*)	echo "FAIL: $1: no MMAP2 with the build id ${expected_build_id} of ${prog}"
+		err=1
+		;;
+	esac
+
+	if grep -q "mmap3" "${tmpdir}/$1.attrs" ||
+	   ! grep -q "mmap2" "${tmpdir}/$1.attrs" ; then
+		echo "FAIL: $1: the converted attributes don't say mmap2"
+		cat "${tmpdir}/$1.attrs"
+		err=1
+	fi
+
+	perf --buildid-dir "${cache}" report ${in} --stdio --sort dso,sym < "$2" 2>/dev/null | \
+		grep -v '^#' | grep -v '^$' > "${tmpdir}/$1.txt"
+	if ! cmp -s "${tmpdir}/mmap3.txt" "${tmpdir}/$1.txt" ; then
+		echo "FAIL: $1: the converted file gives other symbols"
+		diff -u "${tmpdir}/mmap3.txt" "${tmpdir}/$1.txt"
+		err=1
+	fi
+}
+
+for how in file-to-file file-to-pipe pipe-to-file pipe-to-pipe ; do
+	case ${how} in
+	file-*)	in="${data}" ;;
+	pipe-*)	in="${tmpdir}/in.pipe" ;;
+	esac
+	case ${how} in
+	file-*-file)	perf inject --convert-mmap3 -i "${in}" -o "${tmpdir}/${how}" ;;
+	file-*-pipe)	perf inject --convert-mmap3 -i "${in}" -o - > "${tmpdir}/${how}" ;;
+	pipe-*-file)	perf inject --convert-mmap3 -i - -o "${tmpdir}/${how}" < "${in}" ;;
+	pipe-*-pipe)	perf inject --convert-mmap3 -i - -o - < "${in}" > "${tmpdir}/${how}" ;;
+	esac || { echo "FAIL: ${how}: perf inject --convert-mmap3"; err=1; continue; }
+	check_converted ${how} "${tmpdir}/${how}"
+done
+cp "${tmpdir}/file-to-file" "${conv}"
 
 if [ -n "${STOCK_PERF}" ] ; then
 	symbols "${STOCK_PERF}" "${conv}" > "${tmpdir}/stock.txt"
