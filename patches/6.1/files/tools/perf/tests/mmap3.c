@@ -1069,6 +1069,76 @@ static int test__mmap3_mtime(struct test_suite *test __maybe_unused,
 	return TEST_OK;
 }
 
+/*
+ * One file, by name, device and inode, as three DSOs: A and C with two
+ * different mtimes, B with none. B's id matches both, which don't match
+ * each other, so matching is no order that DSOs could be sorted and
+ * searched by. In whatever order they were added, each is found by its own
+ * id, and no fourth DSO is made.
+ */
+static int test__dso_id_order(struct test_suite *test __maybe_unused,
+			      int subtest __maybe_unused)
+{
+	static const char name[] = "/usr/lib/perf-test-dso-id.so";
+	static const int orders[][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+	};
+	struct dso_id ids[3] = {
+		{ .maj = 8, .min = 1, .ino = 42, .mtime = 1000, .mtime_valid = true, },
+		{ .maj = 8, .min = 1, .ino = 42, },
+		{ .maj = 8, .min = 1, .ino = 42, .mtime = 2000, .mtime_valid = true, },
+	};
+	int err = TEST_OK;
+	size_t o;
+	int i;
+
+	TEST_ASSERT_VAL("B does not match A", dso_id__match(&ids[1], &ids[0]));
+	TEST_ASSERT_VAL("B does not match C", dso_id__match(&ids[1], &ids[2]));
+	TEST_ASSERT_VAL("A matches C", !dso_id__match(&ids[0], &ids[2]));
+	TEST_ASSERT_VAL("A and C not ordered", dso_id__cmp(&ids[0], &ids[2]) ==
+			-dso_id__cmp(&ids[2], &ids[0]) && dso_id__cmp(&ids[0], &ids[2]));
+
+	for (o = 0; o < ARRAY_SIZE(orders) && err == TEST_OK; o++) {
+		struct dso *dso[3] = { NULL, };
+		struct machine machine;
+		unsigned int nr = 0;
+		struct dso *pos;
+
+		machine__init(&machine, "", HOST_KERNEL_ID);
+		for (i = 0; i < 3 && err == TEST_OK; i++) {
+			int k = orders[o][i];
+
+			dso[k] = dso__new_id(name, &ids[k]);
+			if (!dso[k])
+				err = TEST_FAIL;
+			else
+				dsos__add(&machine.dsos, dso[k]);
+		}
+		for (i = 0; i < 3 && err == TEST_OK; i++) {
+			struct dso_id id = ids[i];
+			struct dso *found = dsos__findnew_id(&machine.dsos, name, &id);
+
+			if (found != dso[i]) {
+				pr_debug("added %c%c%c: %c not found by its id\n",
+					 'A' + orders[o][0], 'A' + orders[o][1],
+					 'A' + orders[o][2], 'A' + i);
+				err = TEST_FAIL;
+			}
+			dso__put(found);
+		}
+		list_for_each_entry(pos, &machine.dsos.head, node)
+			nr++;
+		if (err == TEST_OK && nr != 3) {
+			pr_debug("%u DSOs instead of 3\n", nr);
+			err = TEST_FAIL;
+		}
+		machine__exit(&machine);
+		for (i = 0; i < 3; i++)
+			dso__put(dso[i]);
+	}
+	return err;
+}
+
 static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 from a file of the other endianness", mmap3_swap),
 	TEST_CASE("MMAP3 malformed records", mmap3_check),
@@ -1076,6 +1146,7 @@ static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),
 	TEST_CASE("MMAP3 mtime validity and saturation", mmap3_mtime),
 	TEST_CASE("MMAP2 with a build id: no inode identity", mmap2_build_id),
+	TEST_CASE("DSO identity: sorted in a total order, each DSO found", dso_id_order),
 	{ .name = NULL, }
 };
 
