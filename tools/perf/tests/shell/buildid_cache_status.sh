@@ -11,7 +11,8 @@ cache=$tmp/debug
 cleanup() {
 	rm -rf "$tmp"
 }
-trap cleanup EXIT TERM INT
+trap cleanup EXIT
+trap 'cleanup; exit 1' TERM INT
 
 err=0
 

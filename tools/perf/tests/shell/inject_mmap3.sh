@@ -110,12 +110,10 @@ is_pipe_format() {
 check_converted() {
 	if is_pipe_format "$2" ; then
 		in="-i -"
-		# A pipe has the attrs in records, which the dump prints
-		perf report -D -i - < "$2" 2>/dev/null | grep "mmap[23]" > "${tmpdir}/$1.attrs"
 	else
 		in="-i $2"
-		perf evlist -v -i "$2" | tr ',' '\n' > "${tmpdir}/$1.attrs"
 	fi
+	perf evlist -v ${in} < "$2" | tr ',' '\n' > "${tmpdir}/$1.attrs"
 	perf script ${in} --show-mmap-events < "$2" > "${tmpdir}/$1.script" 2>/dev/null
 
 	nr_mmap3=$(grep -c PERF_RECORD_MMAP3 "${tmpdir}/$1.script")

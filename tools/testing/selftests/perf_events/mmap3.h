@@ -102,6 +102,9 @@ static inline int have_mmap3(void)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.disabled = 1;
+	/* As the tests' events, which perf_event_paranoid 2 allows */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
