@@ -596,21 +596,6 @@ static int write_event(int fd, union perf_event *event, u64 *size)
 	return 0;
 }
 
-static int session_write(const char *path)
-{
-	struct perf_event_attr attr = {
-		.type		= PERF_TYPE_SOFTWARE,
-		.config		= PERF_COUNT_SW_CPU_CLOCK,
-		.size		= sizeof(attr),
-		.sample_period	= 1,
-		.sample_type	= TEST_SAMPLE_TYPE,
-		.sample_id_all	= 1,
-		.mmap		= 1,
-		.mmap3		= 1,
-	};
-	struct perf_data data = {
-		.path = path,
-		.mode = PERF_DATA_MODE_WRITE,
 /*
  * A record of a type that no kernel has yet, as a newer kernel would
  * write one: perf skips it by its size and counts it.
@@ -639,6 +624,21 @@ static union perf_event *unknown__new(u64 time)
 	return memdup(&rec, sizeof(rec));
 }
 
+static int session_write(const char *path)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_CPU_CLOCK,
+		.size		= sizeof(attr),
+		.sample_period	= 1,
+		.sample_type	= TEST_SAMPLE_TYPE,
+		.sample_id_all	= 1,
+		.mmap		= 1,
+		.mmap3		= 1,
+	};
+	struct perf_data data = {
+		.path = path,
+		.mode = PERF_DATA_MODE_WRITE,
 	};
 	struct perf_session *session;
 	struct evsel *evsel;
