@@ -4,8 +4,8 @@
 #
 # Run a copy of perf whose mtime was set with touch -d to a known instant,
 # ns included, and check its MMAP3 record: mtime, device and inode from
-# stat and build id, read from the ELF file by 'perf buildid-list -i', with
-# --buildid-mmap, none without. An event that fails for another reason
+# stat and build id, read from the ELF file by 'perf buildid-list -i', by
+# default and with --buildid-mmap, none with --no-buildid-mmap. An event that fails for another reason
 # must get its own error. Needs a kernel with PERF_RECORD_MMAP3.
 #
 # MMAP3_TEST_PROG: the ELF executable to copy and run (default: perf), it
@@ -111,19 +111,20 @@ check() {
 	fi
 }
 
-if ! perf record --mmap3 --buildid-mmap -e cpu-clock -o "${data}" -- "${prog}" --version > /dev/null 2>&1 ; then
-	echo "FAIL: perf record --mmap3 --buildid-mmap"
-	err=1
-else
-	check "with --buildid-mmap" "${expected_build_id}"
-fi
+# record_check "options" "expected build id"
+record_check() {
+	if ! perf record $1 -e cpu-clock -o "${data}" -- "${prog}" --version > /dev/null 2>&1 ; then
+		echo "FAIL: perf record $1"
+		err=1
+	else
+		check "$1" "$2"
+	fi
+}
 
-if ! perf record --mmap3 -e cpu-clock -o "${data}" -- "${prog}" --version > /dev/null 2>&1 ; then
-	echo "FAIL: perf record --mmap3"
-	err=1
-else
-	check "without --buildid-mmap" ""
-fi
+# Build ids in the mmap events are the default
+record_check "--mmap3" "${expected_build_id}"
+record_check "--mmap3 --buildid-mmap" "${expected_build_id}"
+record_check "--mmap3 --no-buildid-mmap" ""
 
 # MMAP3 is probed for on its own: an event that the kernel rejects for
 # another reason, here a sample period with bit 63 set, gets its own error,

@@ -9,7 +9,8 @@
 #    in the --stdio header, and doesn't resolve against it;
 #  - replaced, with the copy in the build id cache, perf report resolves
 #    from the copy and doesn't warn;
-#  - with PERF_RECORD_MMAP3 and no build ids (-B): untouched, no warning;
+#  - with PERF_RECORD_MMAP3 and no build ids (-B --no-buildid-mmap):
+#    untouched, no warning;
 #    touched only, or replaced: warns.
 # The warnings, one line a file and one hint after them, must say what
 # differs: the build id of the replaced file, the mtime of the touched one
@@ -142,7 +143,7 @@ if [ ${support} = 1 ] ; then
 	err=1
 elif [ ${support} = 0 ] ; then
 	cp "${src}" "${prog}"
-	perf_record nobuildid nocache "--mmap3 -B"
+	perf_record nobuildid nocache "--mmap3 -B --no-buildid-mmap"
 	perf_report nobuildid nocache > "${tmpdir}/out"
 	if ! resolved "${tmpdir}/out" || grep -q "${any_warning}" "${tmpdir}/nobuildid.err" ; then
 		echo "FAIL: MMAP3, untouched files: not resolved, or warned about"
