@@ -9,7 +9,7 @@ BASES := $(shell sed -n 's/^BASES="\(.*\)"$$/\1/p' $(S)/lib.sh)
 KERNEL ?= default
 export KERNEL TESTS BASE
 
-.PHONY: help deps tree kernel perf perf-san perf-fuzz tests build check demo \
+.PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock tests build check demo \
 	check-all shell bench fuzz fuzz-seeds upstream baseline export reset-tree mbox \
 	series-check fresh-check clean
 
@@ -37,13 +37,16 @@ perf-san: tree
 perf-fuzz: tree
 	@PERF_FUZZ=1 $(S)/build-perf.sh
 
+perf-stock: tree
+	@PERF_STOCK=1 $(S)/build-perf.sh
+
 tests: kernel
 	@$(S)/build-tests.sh
 
 # The guest boots on the host's root: nothing to pack (scripts/vm.sh).
 build: kernel perf tests
 
-check: build perf-san
+check: build perf-san perf-stock
 	@$(S)/check.sh check
 
 # make check on every base, each with its own summary line; fails if

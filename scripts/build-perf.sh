@@ -14,12 +14,21 @@
 # ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
 # PERF_SAN=1 builds with ASan and UBSan into build/BASE/perf-san; PERF_FUZZ=1
 # with AFL++'s instrumentation too (afl-clang-fast) into build/BASE/perf-fuzz.
+# PERF_STOCK=1 builds the base's perf as it ships, without the series, into
+# build/BASE/perf-stock, for the tests of what an older perf makes of the
+# files ours writes: from the base's files that perf's MANIFEST names, with
+# what reading perf.data needs (libelf, libdw).
 . "$(dirname "$0")/lib.sh"
 
 OUT=${PERF_OUT:-$OBJ/perf}
 cc="ccache gcc"
 extra=()
 variant=
+features=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1
+	  NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1
+	  BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 BUILD_NONDISTRO=1 NO_LIBLLVM=1)
+needed="libelf dwarf libslang zlib zstd bpf libpfm4 libbfd"
+products="perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so"
 if [ "${PERF_SAN:-0}" = 1 ]; then
 	OUT=$OBJ/perf-san variant=" (ASan+UBSan)"
 	extra=(EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -31,6 +40,19 @@ elif [ "${PERF_FUZZ:-0}" = 1 ]; then
 	OUT=$OBJ/perf-fuzz variant=" (AFL++, ASan+UBSan)" cc=afl-clang-fast
 	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1
 	extra=(WERROR=0)
+elif [ "${PERF_STOCK:-0}" = 1 ]; then
+	OUT=$OBJ/perf-stock variant=" (unpatched $BASE_VERSION)"
+	SRC=$OBJ/perf-stock-src
+	features=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1
+		  NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 NO_LIBBPF=1
+		  NO_LIBTRACEEVENT=1 NO_SLANG=1 NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBPFM4=1)
+	needed="libelf dwarf" products=perf
+	if [ ! -e "$SRC/tools/perf/MANIFEST" ]; then
+		rm -rf "$SRC" && mkdir -p "$SRC"
+		git -C "$OBJ/src" show base:tools/perf/MANIFEST | sed 's/^/:(glob)/' |
+			xargs git -C "$OBJ/src" archive base | tar -x -C "$SRC" ||
+			die "cannot extract the base's perf sources into ${SRC#$TOP/}"
+	fi
 fi
 mkdir -p "$OUT"
 
@@ -47,21 +69,18 @@ touch "$stamp.new"
 stage "building perf$variant"
 built() { echo "  $(find "$OUT" -name '*.o' -newer "$stamp.new" | wc -l) objects built"; }
 every_minute built
-make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="$cc" \
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1 \
-	NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 \
-	BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 BUILD_NONDISTRO=1 NO_LIBLLVM=1 \
+make -s -C "$SRC/tools/perf" O="$OUT" -j"$JOBS" CC="$cc" "${features[@]}" \
 	WERROR=1 "${extra[@]}" >"$OUT/build.log" 2>&1 ||
 	{ stop_progress; tail -30 "$OUT/build.log" >&2; die "perf build failed (log: ${OUT#$TOP/}/build.log)"; }
 stop_progress
 # Upstream's default target, all: one sub-make. Goals named on the command
 # line would each get their own, in parallel, over the same O=.
-for f in perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so; do
+for f in $products; do
 	[ -e "$OUT/$f" ] || die "the perf build made no ${OUT#$TOP/}/$f"
 done
 opts=$("$OUT/perf" version --build-options)
 # libdw shows as dwarf and libdw-dwarf-unwind.
-for f in libelf dwarf libslang zlib zstd bpf libpfm4 libbfd; do
+for f in $needed; do
 	grep -Eq "^ +$f: \[ on" <<<"$opts" ||
 		die "perf was built without $f:
 $opts"
