@@ -52,6 +52,8 @@ elif [ "${PERF_STOCK:-0}" = 1 ]; then
 		git -C "$OBJ/src" show base:tools/perf/MANIFEST | sed 's/^/:(glob)/' |
 			xargs git -C "$OBJ/src" archive base | tar -x -C "$SRC" ||
 			die "cannot extract the base's perf sources into ${SRC#$TOP/}"
+		# What perf's tarball has for its version (PERF-VERSION-GEN)
+		echo "#define PERF_VERSION \"$BASE_VERSION\"" >"$SRC/PERF-VERSION-FILE"
 	fi
 fi
 mkdir -p "$OUT"
