@@ -6,10 +6,10 @@
 # table behind MMAP3's choice of the mtime, and not the ctime, as its
 # cheap check (Documentation/userspace-api/perf_mmap3.rst, "When to use
 # it"). Each case profiles a small program, with its build id in the
-# record (--buildid-mmap) and without (-B), does one thing to the file,
-# and asks perf report whether the file changed. A line per case and
-# record says what happened to the inode, the mtime and the ctime, and
-# whether perf warned:
+# record (--buildid-mmap) and without (-B --no-buildid-mmap), does one
+# thing to the file, and asks perf report whether the file changed. A
+# line per case and record says what happened to the inode, the mtime and
+# the ctime, and whether perf warned:
 #   warn   the contents changed: perf must warn;
 #   quiet  the contents did not: perf must not warn;
 #   -      the contents changed, but inode and mtime are the recorded
@@ -61,7 +61,7 @@ run() {
 		rm -rf "$W/dir" "$W/bid" && mkdir -p "$W/dir"
 		cp build1 "$p"
 		eval "$setup" || { echo "FAIL: $name: setup"; bad=1; return; }
-		if [ $rec = bid ]; then opt=--buildid-mmap want=$want_bid; else opt=-B want=$want_nobid; fi
+		if [ $rec = bid ]; then opt=--buildid-mmap want=$want_bid; else opt="-B --no-buildid-mmap" want=$want_nobid; fi
 		perf --buildid-dir "$W/bid" record -q -N $opt -e cpu-clock -o "$W/perf.data" -- "$p" \
 			>/dev/null 2>"$W/record.err" || { echo "FAIL: $name: perf record $opt"; cat "$W/record.err"; bad=1; return; }
 		before=$(ident "$p")

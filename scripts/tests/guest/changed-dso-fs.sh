@@ -6,7 +6,7 @@
 # superblock's): a btrfs subvolume, with its anonymous device, and
 # overlayfs. perf test "perf report warns about profiled files that
 # changed" runs with its files on each: recorded with build ids and
-# without (-B), untouched, then replaced. Untouched, no file at all may be
+# without (-B --no-buildid-mmap), untouched, then replaced. Untouched, no file at all may be
 # warned about; replaced, the file warns, in one line that names it. Where
 # the kernel records the device that stat() gives too (overlayfs on 6.12
 # reports the overlay's inode), the test runs all the same; but one of the
@@ -35,7 +35,7 @@ for d in $W/btrfs/sub $W/ovl; do
 	# The case under test: a file there stat()s with another device than
 	# the one its mapping is recorded with.
 	cp "$(command -v perf)" $d/prog
-	perf record -q -e cpu-clock -B -o $W/probe.data -- $d/prog --version >/dev/null 2>&1 ||
+	perf record -q -e cpu-clock -B --no-buildid-mmap -o $W/probe.data -- $d/prog --version >/dev/null 2>&1 ||
 		fail "$fs: perf record"
 	rec=$(perf script -i $W/probe.data --show-mmap-events 2>/dev/null |
 		sed -n "s|.* @ [0-9a-fx]* \([0-9a-f]*:[0-9a-f]*\) .*: r-xp $d/prog\$|\1|p" | head -1)
