@@ -1,17 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build perf from the patched tree into build/BASE/perf (or $PERF_OUT), with
-# what upstream's perf tests need: libelf, libdw, slang, zlib and zstd,
-# libbpf with the BPF skeletons (--off-cpu, --bpf-counters), libpfm4,
-# libbfd (PE files) and the JVMTI agent (Test java symbol). Not the builtin
+# Build perf from the patched tree into build/BASE/perf (or $PERF_OUT) with
+# what Debian's linux-perf is built with: libelf, libdw, slang, zlib, zstd,
+# lzma, libnuma, libunwind, libcap (6.1; 6.12 has no such option), libperl,
+# libpython (perf script -s, the python binding), libbabeltrace (perf data
+# convert --to-ctf) and libopencsd (CoreSight decoding). Beside those, what
+# upstream's perf tests need: libbpf with the BPF skeletons (--off-cpu,
+# --bpf-counters), libpfm4, libbfd (PE files) and the JVMTI agent (Test
+# java symbol). Not libcrypto nor libaudit, as Debian. Not the builtin
 # clang (LIBCLANGLLVM=1): linked to libLLVM, every start of perf takes 0.4 s
 # more under TCG, and perf test twice as long; for the same reason not
 # 6.12's libLLVM disassembler and symbolizer (NO_LIBLLVM=1). 6.12 builds
-# libbfd only when asked (BUILD_NONDISTRO=1); 6.1 ignores both. The rest is
-# off to keep the build short. "dlfilter C API" loads dlfilters/ next to perf.
-# Without libpython perf test would run tests/attr.py without an interpreter
-# ("Setup struct perf_event_attr"): PYTHON_WORD names the guest's python3.
+# libbfd only when asked (BUILD_NONDISTRO=1); 6.1 ignores both. "dlfilter C
+# API" loads dlfilters/ next to perf. Python is Debian's /usr/bin/python3,
+# whatever else the PATH holds (pyenv), since the guest runs the host's
+# Debian root. The build check reads `perf version --build-options`, and
+# the build's own list (.config-detected) for what that does not print.
 # PERF_SAN=1 builds with ASan and UBSan into build/BASE/perf-san; PERF_FUZZ=1
 # with AFL++'s instrumentation too (afl-clang-fast) into build/BASE/perf-fuzz.
 # PERF_STOCK=1 builds the base's perf as it ships, without the series, into
@@ -24,10 +29,13 @@ OUT=${PERF_OUT:-$OBJ/perf}
 cc="ccache gcc"
 extra=()
 variant=
-features=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1
-	  NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1
-	  BUILD_BPF_SKEL=1 LIBPFM4=1 PYTHON_WORD=python3 BUILD_NONDISTRO=1 NO_LIBLLVM=1)
-needed="libelf dwarf libslang zlib zstd bpf libpfm4 libbfd"
+features=(NO_LIBAUDIT=1 NO_LIBCRYPTO=1 CORESIGHT=1 BUILD_BPF_SKEL=1 LIBPFM4=1
+	  PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config
+	  BUILD_NONDISTRO=1 NO_LIBLLVM=1)
+needed="libelf dwarf libslang zlib zstd lzma libnuma libunwind libperl libpython
+	bpf libpfm4 libbfd"
+detected="CONFIG_LIBBABELTRACE CONFIG_LIBOPENCSD"
+[ "$BASE" = 6.1 ] && detected="$detected CONFIG_LIBCAP"
 products="perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so"
 if [ "${PERF_SAN:-0}" = 1 ]; then
 	OUT=$OBJ/perf-san variant=" (ASan+UBSan)"
@@ -39,14 +47,15 @@ elif [ "${PERF_FUZZ:-0}" = 1 ]; then
 	# afl-clang-fast adds the sanitizers itself, with UBSan trapping.
 	OUT=$OBJ/perf-fuzz variant=" (AFL++, ASan+UBSan)" cc=afl-clang-fast
 	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1
-	extra=(WERROR=0)
+	# The targets read perf.data; no interpreter to instrument.
+	extra=(WERROR=0 NO_LIBPYTHON=1 NO_LIBPERL=1)
 elif [ "${PERF_STOCK:-0}" = 1 ]; then
 	OUT=$OBJ/perf-stock variant=" (unpatched $BASE_VERSION)"
 	SRC=$OBJ/perf-stock-src
 	features=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1
 		  NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 NO_LIBBPF=1
 		  NO_LIBTRACEEVENT=1 NO_SLANG=1 NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBPFM4=1)
-	needed="libelf dwarf" products=perf
+	needed="libelf dwarf" detected= products=perf
 	if [ ! -e "$SRC/tools/perf/MANIFEST" ]; then
 		rm -rf "$SRC" && mkdir -p "$SRC"
 		git -C "$OBJ/src" show base:tools/perf/MANIFEST | sed 's/^/:(glob)/' |
@@ -66,6 +75,12 @@ if [ -x "$OUT/perf" ] && up_to_date "$stamp" "$SRC/tools" "${BASH_SOURCE[0]}" "$
 	exit 0
 fi
 rm -f "$stamp"
+# perf's objects don't follow a change of its options (libpython, say, adds
+# -fPIC to every object for the binding): other options start clean.
+flags="${features[*]} ${extra[*]}"
+if [ "$(cat "$OUT/.rig-flags" 2>/dev/null)" != "$flags" ]; then
+	rm -rf "$OUT" && mkdir -p "$OUT" && echo "$flags" >"$OUT/.rig-flags"
+fi
 touch "$stamp.new"
 
 stage "building perf$variant"
@@ -86,5 +101,9 @@ for f in $needed; do
 	grep -Eq "^ +$f: \[ on" <<<"$opts" ||
 		die "perf was built without $f:
 $opts"
+done
+for f in $detected; do
+	grep -qx "$f=y" "$OUT/.config-detected" ||
+		die "perf was built without ${f#CONFIG_} (${OUT#$TOP/}/.config-detected)"
 done
 mv "$stamp.new" "$stamp"

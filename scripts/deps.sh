@@ -31,6 +31,11 @@
 #                  6.12: Makefile.config finds libtraceevent pkg-config
 #                  with pkg-config, and stops without it
 #                  JVMTI agent: "Test java symbol"           default-jdk-headless
+#                  what Debian's linux-perf has: lzma,       liblzma-dev libnuma-dev
+#                  libnuma, libunwind, libperl, libpython    libunwind-dev libperl-dev
+#                  (its binding's setup.py), CoreSight       python3-dev python3-setuptools
+#                  decoding, 6.1's libcap                    libopencsd-dev libcap-dev
+#                  perf data convert --to-ctf                libbabeltrace-dev
 #   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
@@ -43,6 +48,7 @@
 #                  the standard library only)
 #                  perf of Debian's 6.1 (stock_perf tests)   linux-perf
 #                  hotspot-perfparser (perfparser.sh)        hotspot
+#                  babeltrace: reads perf's CTF output back  babeltrace
 #                  libc's symbols, for perf and perfparser   libc6-dbg
 #   series-check   checkpatch.pl (Term::ANSIColor, Encode)   perl
 #                  spdxcheck.py: modules ply and git         python3-ply python3-git
@@ -61,9 +67,8 @@
 #                  changed-dso-cases: gcc, dpkg-deb, rsync   build-essential rsync (dpkg
 #                                                            is essential)
 #
-# No step calls elfutils, libssl-dev or libcap-dev today. They stay for the
-# kernel and perf tests that may use them: eu-readelf, perf's libcrypto and
-# libcap.
+# No step calls elfutils or libssl-dev today. They stay for the kernel and
+# perf tests that may use them: eu-readelf, perf's libcrypto.
 . "$(dirname "$0")/lib.sh"
 
 PKGS="$BASE_PKG libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils git
@@ -71,7 +76,9 @@ PKGS="$BASE_PKG libtraceevent-dev pkg-config build-essential bc bison flex kmod 
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
       btrfs-progs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
-      binutils-dev default-jdk-headless afl++ bsdextrautils"
+      binutils-dev default-jdk-headless afl++ bsdextrautils liblzma-dev libnuma-dev
+      libunwind-dev libperl-dev python3-setuptools libopencsd-dev libbabeltrace-dev
+      babeltrace"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

@@ -32,10 +32,12 @@ fi
 export PATH=$P:$PATH
 # perf test finds its shell tests in ./tests/shell, and "Setup struct
 # perf_event_attr" runs ./tests/attr.py against ./perf, and "Test java
-# symbol" loads ./libperf-jvmti.so: a directory that looks like tools/perf
-# of a built tree, where perf test runs.
+# symbol" loads ./libperf-jvmti.so, and perf script -s finds its Python and
+# Perl modules in ./scripts: a directory that looks like tools/perf of a
+# built tree, where perf test runs and which is perf's exec path.
 PT=/tmp/perf-tree
 mkdir -p $PT && ln -sfn "$OBJ/src/tools/perf/tests" $PT/tests &&
+	ln -sfn "$OBJ/src/tools/perf/scripts" $PT/scripts &&
 	ln -sfn "$P/perf" $PT/perf &&
 	ln -sfn "$P/libperf-jvmti.so" $PT/libperf-jvmti.so
 export PERF_EXEC_PATH=$PT
