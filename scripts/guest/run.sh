@@ -61,7 +61,10 @@ now() {
 # upstream default (MMAP2, then a pass over the samples for the build ids)
 # against MMAP3 with build ids, which needs no pass; and the cost of perf
 # report on the same samples as MMAP3 and as MMAP2 (perf inject
-# --convert-mmap3). Rounds are interleaved; the host prints the median of each.
+# --convert-mmap3). Rounds are interleaved; the host prints the median of
+# each and its spread. The workload notes how much of perf.data perf had
+# written when it ended: what perf writes after that is the drain of the
+# ring buffers, which varies from round to round.
 record_cost() {
 	local w=/tmp/cost i o t0 t1 sz
 	mkdir -p $w && cd $w || return 1
@@ -77,24 +80,25 @@ record_cost() {
 		done
 		wait
 		date +%s%N >end
+		stat -c %s "$DATA" >endsize
 	EOS
 	# No throttling of a fault per sample (the rate first: with the CPU
 	# time limit off, the kernel refuses to change it).
 	echo 1000000 >/proc/sys/kernel/perf_event_max_sample_rate
 	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	echo "# round case exit_to_exit_ns size_bytes workload_ns"
-	for i in 1 2 3; do
+	echo "# round case exit_to_exit_ns size_bytes workload_ns size_at_exit_bytes"
+	for i in 1 2 3 4 5; do
 		for o in upstream mmap2-buildid mmap3; do
 			case $o in
 			upstream) set -- --no-mmap3 ;;
 			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
 			mmap3) set -- --buildid-mmap ;;
 			esac
-			rm -f start end $o.data
-			HOME=$w perf record -q -a -g -e page-faults -c 1 "$@" -o $o.data -- sh work.sh 2>>record.err
+			rm -f start end endsize $o.data
+			DATA=$o.data HOME=$w perf record -q -a -g -e page-faults -c 1 "$@" -o $o.data -- sh work.sh 2>>record.err
 			t1=$(now)
 			sz=$(wc -c <$o.data)
-			echo "$i $o $((t1 - $(cat end))) $sz $(($(cat end) - $(cat start)))"
+			echo "$i $o $((t1 - $(cat end))) $sz $(($(cat end) - $(cat start))) $(cat endsize)"
 		done
 	done
 	perf inject --convert-mmap3 -i mmap3.data -o mmap2.data || return 1
@@ -112,6 +116,38 @@ record_cost() {
 	done
 	perf report -i mmap3.data --stats 2>>report.err | grep -E 'MMAP|SAMPLE|LOST|THROTTLE'
 	tail -n 3 record.err report.err
+}
+
+# The cost of perf record -a's start on a machine with many processes,
+# which is the synthesis of their mmap records: MMAP3 (a stat() of each
+# mapped file more, for its mtime) against MMAP2, both with build ids read
+# from the files. 500 sleeping processes, each with its program, libc and
+# the dynamic loader mapped, beside the guest's own. The workload is true:
+# perf's start, the synthesis and its exit.
+synth_cost() {
+	local w=/tmp/synth i o t0 t1 n pids=
+	mkdir -p $w && cd $w || return 1
+	for i in $(seq 500); do
+		sleep 3600 &
+		pids="$pids $!"
+	done
+	echo "# round case start_to_exit_ns mmap_records"
+	for i in 1 2 3 4 5 6 7; do
+		for o in mmap2-buildid mmap3; do
+			case $o in
+			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
+			mmap3) set -- --mmap3 --buildid-mmap ;;
+			esac
+			t0=$(now)
+			HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- true 2>>synth.err
+			t1=$(now)
+			n=$(perf script -i $o.data --show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP')
+			echo "$i synth-$o $((t1 - t0)) $n"
+		done
+	done
+	kill $pids
+	wait $pids 2>/dev/null
+	tail -n 3 synth.err
 }
 
 # rig.tests=WORD[,WORD...] on the kernel command line (make check
@@ -323,6 +359,7 @@ bench)
 	info
 	timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
 	timed record_cost $R/record-cost.log record_cost
+	timed synth_cost $R/synth-cost.log synth_cost
 	;;
 *) echo "unknown mode $mode" ;;
 esac
