@@ -4,7 +4,9 @@
 
 # Each command of perf buildid-cache exits non-zero when it fails and
 # zero when it succeeds, or finds nothing to do: a file already in the
-# cache for --add, one no longer there for --remove and --purge.
+# cache for --add, one no longer there for --remove and --purge. --remove
+# reads the file's build id, so a missing file is an error there; --purge
+# goes by the path, and one that was never cached is nothing to do.
 
 tmp=$(mktemp -d /tmp/perf-test-buildid-cache.XXXXXX)
 cache=$tmp/debug
@@ -48,9 +50,11 @@ expect fail --update "$tmp/missing"
 expect ok --remove "$elf"
 expect ok --remove "$elf"
 expect fail --remove "$tmp/text"
+expect fail --remove "$tmp/missing"
 expect ok --add "$elf"
 expect ok --purge "$elf"
 expect ok --purge "$elf"
+expect ok --purge "$tmp/missing"
 expect ok --purge-all
 
 # A cache that is a file, not a directory: nothing can be added, listed
