@@ -74,7 +74,11 @@ while read -r name upto needs subject; do
 	} >"$cover.new"
 	mv "$cover.new" "$cover"
 	cat "$d"/*.patch >"$d.mbox"
-	printf 'wrote %s: %s patches %s-%s\n' "${d#$TOP/}.mbox" $((to - from + 1)) "$from" "$to"
+	if [ "$to" = "$from" ]; then
+		printf 'wrote %s: patch %s\n' "${d#$TOP/}.mbox" "$from"
+	else
+		printf 'wrote %s: %s patches %s-%s\n' "${d#$TOP/}.mbox" $((to - from + 1)) "$from" "$to"
+	fi
 	from=$((to + 1))
 done < <(grep -v '^#' "$topics")
 [ "$from" = $((${#commits[@]} + 1)) ] ||
