@@ -73,34 +73,37 @@ check_used() {
 		fail "$1: wrong PERF_RECORD_$3 in perf report -D"
 }
 
-# Not malformed: an MMAP3 with fields of a later kernel before its filename,
-# at filename_offset, that perf must skip
-for endian in "" "--big-endian" ; do
-	name="later${endian:+-be}"
+# well_formed name endian gen-args...: a file that the generator makes with
+# gen-args, of either endianness, and that is not malformed: --stats counts
+# nothing as MALFORMED, and perf report resolves the samples through the
+# MMAP3
+well_formed() {
+	name="$1${2:+-be}"
+	endian=$2
+	shift 2
 	echo "== ${name}"
 	data="${tmpdir}/${name}.data"
-	python3 "${GEN}" -o "${data}" --path "${prog}" --filename-offset 120 ${endian} || fail "${GEN}"
+	python3 "${GEN}" -o "${data}" --path "${prog}" "$@" ${endian} || fail "${GEN}"
 	run "${name}-stats" "${PERF}" report -i "${data}" --stats
 	grep -q "MALFORMED" "${tmpdir}/${name}-stats.out" && fail "${name}: counted as MALFORMED"
-	grep -q "MMAP3 events: *1 " "${tmpdir}/${name}-stats.out" || fail "${name}: no MMAP3 in --stats"
 	check_used "${name}" "${data}" MMAP3 ".* mtime [0-9]* (.*).*"
-	# perf inject fails on files of the other endianness, converting or not
-	[ -n "${endian}" ] && continue
-	run "${name}-inject" "${PERF}" inject --convert-mmap3 -i "${data}" -o "${tmpdir}/${name}.mmap2"
-	check_used "${name}-inject" "${tmpdir}/${name}.mmap2" MMAP2 ".*"
-done
+}
 
-# A record of a type that perf does not know, as a newer kernel may write
-# one: skipped by its size and counted, not MALFORMED, and the records
-# after it used
 for endian in "" "--big-endian" ; do
-	name="unknown${endian:+-be}"
-	echo "== ${name}"
-	data="${tmpdir}/${name}.data"
-	python3 "${GEN}" -o "${data}" --path "${prog}" --unknown-type 62 ${endian} || fail "${GEN}"
-	run "${name}-stats" "${PERF}" report -i "${data}" --stats
-	grep -q "MALFORMED" "${tmpdir}/${name}-stats.out" && fail "${name}: counted as MALFORMED"
-	check_used "${name}" "${data}" MMAP3 ".* mtime [0-9]* (.*).*"
+	# An MMAP3 with fields of a later kernel before its filename, at
+	# filename_offset, that perf must skip
+	well_formed later "${endian}" --filename-offset 120
+	grep -q "MMAP3 events: *1 " "${tmpdir}/${name}-stats.out" || fail "${name}: no MMAP3 in --stats"
+	# perf inject fails on files of the other endianness, converting or not
+	if [ -z "${endian}" ] ; then
+		run "${name}-inject" "${PERF}" inject --convert-mmap3 -i "${data}" -o "${tmpdir}/${name}.mmap2"
+		check_used "${name}-inject" "${tmpdir}/${name}.mmap2" MMAP2 ".*"
+	fi
+
+	# A record of a type that perf does not know, as a newer kernel may
+	# write one: skipped by its size and counted, not MALFORMED, and the
+	# records after it used
+	well_formed unknown "${endian}" --unknown-type 62
 	grep -q "^1 records of unknown types were skipped" "${tmpdir}/${name}-report.out" ||
 		fail "${name}: perf report does not say that it skipped the record"
 	run "${name}-script" "${PERF}" script -i "${data}" ||
