@@ -10,6 +10,9 @@
 # everything else is listed here. make fresh-check proves the list.
 #
 #   tree.sh        tar -xJ of the base's tarball            linux-source-BASE xz-utils
+#                  a base from another suite (BASE_SUITE):  apt (essential), dpkg
+#                  apt-get download of its linux-source
+#                  with a private apt configuration
 #                  git init/am/worktree/format-patch        git
 #   kernel build   gcc, ld, as, nm, objcopy, make            build-essential
 #                  kconfig's lexer and parser                bison flex
@@ -71,7 +74,7 @@
 # perf tests that may use them: eu-readelf, perf's libcrypto.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="$BASE_PKG libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils git
+PKGS="libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils git
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
@@ -79,19 +82,47 @@ PKGS="$BASE_PKG libtraceevent-dev pkg-config build-essential bc bison flex kmod 
       binutils-dev default-jdk-headless afl++ bsdextrautils liblzma-dev libnuma-dev
       libunwind-dev libperl-dev python3-setuptools libopencsd-dev libbabeltrace-dev
       babeltrace"
+# A base from another suite is fetched apart (fetch_base), not installed.
+[ -n "$BASE_SUITE" ] || PKGS="$BASE_PKG $PKGS"
 [ $# = 0 ] || PKGS="$*"
+
+# fetch_base: the tarball of a base that this machine's suite does not
+# have, from Debian's BASE_SUITE. The suite goes into a private apt
+# configuration under build/debs/, used for this one download: the
+# machine's sources, preferences and installed packages are left alone.
+fetch_base() {
+	local d=$B/debs a=$B/debs/apt
+	local -a apt=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		      -o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache"
+		      -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
+
+	[ -r "$BASE_TARBALL" ] && return 0
+	stage "fetching $BASE_PKG from Debian's $BASE_SUITE"
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $BASE_SUITE main" >"$a/sources.list"
+	apt-get "${apt[@]}" update -qq >"$d/apt.log" 2>&1 &&
+		(cd "$d" && apt-get "${apt[@]}" download "$BASE_PKG" >>"$d/apt.log" 2>&1) ||
+		{ tail -5 "$d/apt.log" >&2; die "could not fetch $BASE_PKG from $BASE_SUITE (log: build/debs/apt.log)"; }
+	dpkg-deb --fsys-tarfile "$d/${BASE_PKG}_"*.deb |
+		tar -xOf - "./usr/src/$BASE_PKG.tar.xz" >"$BASE_TARBALL.tmp" ||
+		die "no usr/src/$BASE_PKG.tar.xz in $(echo "$d/${BASE_PKG}_"*.deb)"
+	mv "$BASE_TARBALL.tmp" "$BASE_TARBALL"
+	rm -f "$d/${BASE_PKG}_"*.deb
+}
 
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-
-stage "installing Debian packages:$missing"
-[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root, or: sudo apt-get install$missing)"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq || die "apt-get update failed; cannot install:$missing"
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >"$B/apt.log" 2>&1 ||
-	{ tail -20 "$B/apt.log" >&2; die "apt-get install failed for:$missing (log: build/apt.log)"; }
+if [ -n "$missing" ]; then
+	stage "installing Debian packages:$missing"
+	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root, or: sudo apt-get install$missing)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || die "apt-get update failed; cannot install:$missing"
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >"$B/apt.log" 2>&1 ||
+		{ tail -20 "$B/apt.log" >&2; die "apt-get install failed for:$missing (log: build/apt.log)"; }
+fi
+[ $# != 0 ] || [ -z "$BASE_SUITE" ] || fetch_base

@@ -7,16 +7,26 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/build
 
 # The bases the series is carried on, the default first. Each has its
-# series in patches/BASE/ and builds in build/BASE/.
+# series in patches/BASE/ and builds in build/BASE/. 7.3, mainline's
+# current release, is being ported to and is not one of them yet.
 BASES="6.12 6.1"
 BASE=${BASE:-${BASES%% *}}
+# BASE_SUITE: the Debian suite that has linux-source-BASE when this
+# machine's (bookworm) does not. deps.sh fetches that one package from
+# it, without adding the suite to the machine's sources.
+BASE_SUITE=
 case $BASE in
 6.1) BASE_VERSION=6.1.192 ;;
 6.12) BASE_VERSION=6.12.117 ;;
-*) echo "error: BASE=$BASE: the bases are $BASES" >&2; exit 1 ;;
+7.3) BASE_VERSION=7.3.4 BASE_SUITE=trixie-backports ;;
+*) echo "error: BASE=$BASE: the bases are $BASES (and 7.3, being ported)" >&2; exit 1 ;;
 esac
 BASE_PKG=linux-source-$BASE
-BASE_TARBALL=${BASE_TARBALL:-/usr/src/$BASE_PKG.tar.xz}
+if [ -n "$BASE_SUITE" ]; then
+	BASE_TARBALL=${BASE_TARBALL:-$B/debs/$BASE_PKG.tar.xz}
+else
+	BASE_TARBALL=${BASE_TARBALL:-/usr/src/$BASE_PKG.tar.xz}
+fi
 P=$TOP/patches/$BASE
 # OBJ is the root of one tree and its builds: build/BASE/ for the series
 # under test, build/BASE/series/ for make series-check and make baseline.
