@@ -18,8 +18,12 @@
 # - the host's own kernel is not used: perf runs in a mount namespace where
 #   /proc/kallsyms is a plausible but wrong one (the guest's moved by 2 MiB)
 #   and /proc/modules (if the host has one) is empty, and must not be affected by them;
-# - the two boots used different KASLR offsets, so that the relocation is
-#   not a no-op by luck; if they did not, the test says so (skip).
+# - KASLR moved the kernel in at least one boot, and the two boots used
+#   different offsets, so that the relocation is not a no-op by luck. x86's
+#   KASLR picks one of about 480 2 MiB slots for _text, and slot 0 is
+#   vmlinux's own address: one boot in a few hundred is not moved, and that
+#   boot is still checked (relocation by 0). Neither boot moved fails
+#   (KASLR is off); the same non-zero offset twice is a skip.
 set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -83,7 +87,8 @@ for boot in 1 2; do
 	rt_etext=$(awk '$3 == "_etext" { print $1; exit }' "$a/kallsyms")
 	off=$(python3 -c "print(hex((int('$rt_text', 16) - int('$vm_text', 16)) % (1 << 64)))")
 	echo "runtime _text 0x$rt_text, vmlinux _text 0x$vm_text: KASLR offset $off"
-	[ "$off" != 0x0 ] || fail "boot $boot: KASLR did not move the kernel (cmdline: $(cat "$a/cmdline"))"
+	[ "$off" != 0x0 ] ||
+		echo "note: KASLR chose vmlinux's own address in this boot (cmdline: $(cat "$a/cmdline"))"
 	offsets+=("$off")
 
 	# A wrong kallsyms: the guest's, with every kernel address 2 MiB up.
@@ -197,6 +202,7 @@ EOF
 done
 
 echo "== KASLR offsets: boot 1 ${offsets[0]}, boot 2 ${offsets[1]}"
+[ "${offsets[0]}${offsets[1]}" != 0x00x0 ] || fail "KASLR did not move the kernel in either boot"
 if [ "${offsets[0]}" = "${offsets[1]}" ]; then
 	echo "both boots resolved, but KASLR chose the same offset ${offsets[0]} twice: a second offset is not proven"
 	exit 2
