@@ -7,6 +7,9 @@
 # zero, and refuse it, saying which bytes, when they are not. Grow the
 # attrs of a recording by 8 bytes, in a perf.data file and in a pipe, and
 # read them back, and write the pipe's into a file with perf inject.
+# Smaller attrs: one that says it is smaller than the first ABI's 64 bytes
+# is refused, and a pipe's attr of the first ABI (size 0, its 64 bytes) is
+# read with its ids where they are, after those 64 bytes.
 
 set -e
 
@@ -69,11 +72,11 @@ open(dst, 'wb').write(data)
 print(our_size)
 EOF
 
-if ! perf record -q -e task-clock -o "${tmpdir}/perf.data" -- true 2>/dev/null ||
-   ! perf record -q -e task-clock -o - -- true > "${tmpdir}/pipe.data" 2>/dev/null; then
-	echo "skip: perf record -e task-clock failed"
+if ! perf record -q -e task-clock -e cpu-clock -c 10000 -o "${tmpdir}/perf.data" -- true 2>/dev/null ||
+   ! perf record -q -e task-clock -e cpu-clock -c 10000 -o - -- true > "${tmpdir}/pipe.data" 2>/dev/null; then
+	echo "FAIL: perf record -e task-clock -e cpu-clock failed"
 	cleanup
-	exit 2
+	exit 1
 fi
 
 for mode in file pipe; do
@@ -92,11 +95,68 @@ for mode in file pipe; do
 	# perf evlist and perf report exit 0 when a pipe's events fail
 	if perf script -i "${tmpdir}/${mode}.ones" > "${tmpdir}/out" 2>&1; then
 		echo "FAIL: ${mode}: an attr with bytes perf doesn't know is read:"
-		cat "${tmpdir}/out"
+		head -20 "${tmpdir}/out"
 		err=1
 	elif ! grep -q "bytes ${our_size}-$((our_size + 7)) of it are not zero" "${tmpdir}/out"; then
 		echo "FAIL: ${mode}: no word of the bytes ${our_size}-$((our_size + 7)):"
 		cat "${tmpdir}/out"
+		err=1
+	fi
+done
+
+# attr.size 8 in the file: perf once read the rest of the file over the
+# stack, past the attr's 64 bytes.
+python3 - "${tmpdir}/perf.data" "${tmpdir}/small.data" <<'EOF'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+offset, = struct.unpack_from('<Q', data, 24)
+struct.pack_into('<I', data, offset + 4, 8)
+open(sys.argv[2], 'wb').write(data)
+EOF
+rc=0
+perf evlist -v -i "${tmpdir}/small.data" > "${tmpdir}/out" 2>&1 || rc=$?
+if [ ${rc} = 0 ] || [ ${rc} -gt 128 ] || ! grep -q "bad attr size 8" "${tmpdir}/out"; then
+	echo "FAIL: an attr of size 8 in a file: exit ${rc}, not refused as a bad attr size:"
+	cat "${tmpdir}/out"
+	err=1
+fi
+
+# The pipe's attrs cut to the first ABI's PERF_ATTR_SIZE_VER0 bytes, with
+# size 64 and with size 0 as that ABI wrote them: perf reads the same
+# attrs (the fields that they don't have are zero, not the ids that
+# follow) and the same samples.
+cat > "${tmpdir}/shrink.py" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+out, pos = bytearray(data[:16]), 16
+while pos < len(data):
+    typ, misc, size = struct.unpack_from('<IHH', data, pos)
+    ev = bytearray(data[pos:pos + size])
+    if typ == 64:  # PERF_RECORD_HEADER_ATTR
+        attr_size, = struct.unpack_from('<I', ev, 12)
+        ev = ev[:8 + 64] + ev[8 + attr_size:]
+        struct.pack_into('<I', ev, 12, int(sys.argv[3]))
+        struct.pack_into('<H', ev, 6, len(ev))
+    out += ev
+    pos += size
+open(sys.argv[2], 'wb').write(out)
+EOF
+perf evlist -v -i "${tmpdir}/pipe.data" 2>&1 | sed 's/ size: [0-9]*,//' > "${tmpdir}/evlist.want"
+perf script -F event,ip,period -i "${tmpdir}/pipe.data" > "${tmpdir}/script.want" 2>&1 || true
+for size in 64 0; do
+	python3 "${tmpdir}/shrink.py" "${tmpdir}/pipe.data" "${tmpdir}/pipe.${size}" ${size}
+	perf evlist -v -i "${tmpdir}/pipe.${size}" 2>&1 | sed 's/ size: [0-9]*,//' > "${tmpdir}/evlist.out"
+	if ! grep -q task-clock "${tmpdir}/evlist.want" ||
+	   ! cmp -s "${tmpdir}/evlist.want" "${tmpdir}/evlist.out"; then
+		echo "FAIL: a pipe whose attrs are 64 bytes, size ${size}, has other attrs:"
+		diff -u "${tmpdir}/evlist.want" "${tmpdir}/evlist.out" | head -20
+		err=1
+	fi
+	if ! perf script -F event,ip,period -i "${tmpdir}/pipe.${size}" > "${tmpdir}/script.out" 2>&1 ||
+	   ! grep -q task-clock "${tmpdir}/script.want" ||
+	   ! cmp -s "${tmpdir}/script.want" "${tmpdir}/script.out"; then
+		echo "FAIL: a pipe whose attrs are 64 bytes, size ${size}, has other samples:"
+		diff -u "${tmpdir}/script.want" "${tmpdir}/script.out" | head -20
 		err=1
 	fi
 done
