@@ -226,10 +226,12 @@ perftests_lead() {
 # perf test -p starts every test at once: on two vCPUs under TCG that is
 # a hundred perf processes in 2 GiB.
 perftest() {
-	# KASAN and lockdep (KERNEL=debug) make perf test 2.5 times slower.
-	# The slowest suite takes 100 s (daemon operations, in its timeouts).
-	limit=600
-	[ "$KERNEL" = debug ] && limit=1500
+	# A suite's limit is there to end a hang, not a slow run: on this
+	# kind of machine in November 2026 the BPF filter test, as the lead,
+	# ran out of 600 s, where it had taken 437 s before. KASAN and lockdep
+	# (KERNEL=debug) make perf test 2.5 times slower.
+	limit=1200
+	[ "$KERNEL" = debug ] && limit=3000
 	jobs=4
 	mkdir -p $R/perftest.d
 	# The suites by number (perf test list takes the same words as perf
