@@ -9,7 +9,7 @@ BASES := $(shell sed -n 's/^BASES="\(.*\)"$$/\1/p' $(S)/lib.sh)
 KERNEL ?= default
 export KERNEL TESTS BASE
 
-.PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock tests build check demo \
+.PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock perf-mainline tests build check demo \
 	check-all shell bench fuzz fuzz-seeds upstream baseline export reset-tree mbox \
 	series-check fresh-check clean
 
@@ -40,13 +40,19 @@ perf-fuzz: tree
 perf-stock: tree
 	@PERF_STOCK=1 $(S)/build-perf.sh
 
+# Mainline's perf, 7.3 as it ships, for the tests of how it and ours read
+# each other's files on every base: from Debian's linux-source-7.3, with
+# no tree of 7.3 needed (build/7.3/perf-stock).
+perf-mainline:
+	@BASE=7.3 PERF_STOCK=1 $(S)/build-perf.sh
+
 tests: kernel
 	@$(S)/build-tests.sh
 
 # The guest boots on the host's root: nothing to pack (scripts/vm.sh).
 build: kernel perf tests
 
-check: build perf-san perf-stock
+check: build perf-san perf-stock perf-mainline
 	@$(S)/check.sh check
 
 # make check on every base, each with its own summary line; fails if

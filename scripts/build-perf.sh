@@ -58,9 +58,18 @@ elif [ "${PERF_STOCK:-0}" = 1 ]; then
 	needed="libelf dwarf" detected= products=perf
 	if [ ! -e "$SRC/tools/perf/MANIFEST" ]; then
 		rm -rf "$SRC" && mkdir -p "$SRC"
-		git -C "$OBJ/src" show base:tools/perf/MANIFEST | sed 's/^/:(glob)/' |
-			xargs git -C "$OBJ/src" archive base | tar -x -C "$SRC" ||
-			die "cannot extract the base's perf sources into ${SRC#$TOP/}"
+		if git -C "$OBJ/src" rev-parse -q --verify base >/dev/null 2>&1; then
+			git -C "$OBJ/src" show base:tools/perf/MANIFEST | sed 's/^/:(glob)/' |
+				xargs git -C "$OBJ/src" archive base | tar -x -C "$SRC"
+		else
+			# No tree of this base (7.3's perf, for the other bases'
+			# tests): the same files from Debian's tarball.
+			"$TOP/scripts/deps.sh"
+			tar -xJOf "$BASE_TARBALL" "$BASE_PKG/tools/perf/MANIFEST" |
+				sed "s|^|$BASE_PKG/|" >"$SRC/.manifest" &&
+				tar -xJf "$BASE_TARBALL" -C "$SRC" --strip-components=1 \
+					--wildcards -T "$SRC/.manifest"
+		fi || die "cannot extract the base's perf sources into ${SRC#$TOP/}"
 		# What perf's tarball has for its version (PERF-VERSION-GEN)
 		echo "#define PERF_VERSION \"$BASE_VERSION\"" >"$SRC/PERF-VERSION-FILE"
 	fi

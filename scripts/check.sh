@@ -167,7 +167,7 @@ if [ "$rc" = 0 ] && [ "$mode" = check ]; then
 		wanted "$n" || continue
 		echo "  $n"
 		hosttest "$n" env RUN="$run" RUN2="$run/boot2" OBJ="$OBJ" KBUILD="$KBUILD" \
-			PERF="$OBJ/$perfdir/perf" bash "$t"
+			PERF="$OBJ/$perfdir/perf" MAINLINE_PERF="$B/7.3/perf-stock/perf" bash "$t"
 	done
 fi
 

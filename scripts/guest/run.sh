@@ -196,14 +196,21 @@ kselftests() {
 
 # perftests JOBS NUM...: perf test NUM for each NUM, JOBS at a time, each
 # in a perf test of its own: its output in perftest.d/NUM.log, its exit
-# status and seconds in perftest.d/NUM.rc. At the niceness $nice.
+# status and seconds in perftest.d/NUM.rc. At the niceness $nice. For a
+# suite that runs out of time, the guest's processes, with where each
+# waits, 10 s before its end in perftest.d/NUM.ps: what it hung in.
 perftests() {
 	local jobs=$1
 	shift
 	printf '%s\n' "$@" | xargs -r -P "$jobs" -n 1 nice -n "${nice:-0}" sh -c '
 		t0=$(date +%s)
+		(sleep $(($1 - 10)) && ps -eH -o pid,stat,wchan:24,etime,time,args >"$0/$2.ps") \
+			</dev/null >/dev/null 2>&1 &
+		w=$!
 		timeout "$1" perf test "$2" >"$0/$2.log" 2>&1
-		echo "$? $(($(date +%s) - t0))" >"$0/$2.rc"' $R/perftest.d $limit
+		rc=$?
+		pkill -P $w; kill $w 2>/dev/null
+		echo "$rc $(($(date +%s) - t0))" >"$0/$2.rc"' $R/perftest.d $limit
 }
 
 # perftests_lead JOBS NUM...: the first NUM at the default priority, the
@@ -305,7 +312,7 @@ guesttests() {	# directory of scripts
 		wanted "$n" || continue
 		mkdir -p $R/artifacts/$n
 		ARTIFACTS=$R/artifacts/$n MODULES=$T/testmod \
-			timed "$n" $R/guest/$n.log timeout 600 bash "$t"
+			MAINLINE_PERF=$TOP/build/7.3/perf-stock/perf timed "$n" $R/guest/$n.log timeout 600 bash "$t"
 		echo $? >$R/guest/$n.rc
 	done
 }

@@ -2,7 +2,8 @@
 # Common bits of the host side PERF_RECORD_MMAP3 tests.
 #
 # PERF:       the perf under test (default: perf in PATH)
-# STOCK_PERF: a perf without MMAP3 support (default: /usr/bin/perf_6.1,
+# STOCK_PERF: a perf without MMAP3 support (default: MAINLINE_PERF, the
+#             harness's perf 7.3 built unpatched, else /usr/bin/perf_6.1,
 #             else /usr/bin/perf if it is 6.1)
 # PERF_SRC:   the tools/perf source directory, for the test scripts and
 #             tests/shell/lib/perf_data_mmap3.py (default: next to this
@@ -14,7 +15,9 @@ PERF_SRC=${PERF_SRC:-${here}/../src/tools/perf}
 GEN="${PERF_SRC}/tests/shell/lib/perf_data_mmap3.py"
 
 if [ -z "${STOCK_PERF}" ] ; then
-	if [ -x /usr/bin/perf_6.1 ] ; then
+	if [ -n "${MAINLINE_PERF}" ] ; then
+		STOCK_PERF=${MAINLINE_PERF}
+	elif [ -x /usr/bin/perf_6.1 ] ; then
 		STOCK_PERF=/usr/bin/perf_6.1
 	elif /usr/bin/perf version 2>/dev/null | grep -q "^perf version 6\.1\." ; then
 		STOCK_PERF=/usr/bin/perf

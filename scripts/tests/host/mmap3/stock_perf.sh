@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A perf without PERF_RECORD_MMAP3 support (Debian's perf 6.1) reads a file
+# A perf without PERF_RECORD_MMAP3 support (mainline's perf 7.3) reads a file
 # converted by 'perf inject --convert-mmap3' with the same symbols our
 # perf gives for the unconverted file, and can't read the unconverted one.
 #
@@ -18,8 +18,12 @@ mkdir -p "${HOME}"
 skip=
 
 if [ -z "${STOCK_PERF}" ] ; then
-	echo "Skip: no stock perf 6.1, set STOCK_PERF"
+	echo "Skip: no stock perf, set STOCK_PERF (or MAINLINE_PERF)"
 	exit 2
+fi
+if [ ! -x "${STOCK_PERF}" ] ; then
+	fail "no stock perf at ${STOCK_PERF}"
+	exit 1
 fi
 echo "stock perf: ${STOCK_PERF} ($(${STOCK_PERF} version))"
 
