@@ -34,7 +34,7 @@ echo "perf 7.3's perf_event_attr in its file: ${attr_size} bytes"
 [ "$attr_size" = 144 ] || fail "perf 7.3 wrote an attr of ${attr_size} bytes, not 144: not the case this test is for"
 
 top() {	# perf: the five top dso,sym lines of m.data
-	"$1" report -i m.data --stdio --no-children --sort dso,sym -q 2>"$W/$2.err" |
+	"$1" report -i m.data --stdio --no-children --sort dso,sym --no-demangle -q 2>"$W/$2.err" |
 		sed 's/^ *//' | sed '/^$/d' | head -5
 }
 top "$M" theirs >theirs.txt

@@ -28,10 +28,12 @@ fi
 echo "stock perf: ${STOCK_PERF} ($(${STOCK_PERF} version))"
 
 # symbols perf cache-dir perf.data [perf report options]
+# Not demangled: perf 7.3 prints C++ names with their parameters and
+# return types, which sorts them otherwise too.
 symbols() {
 	_perf=$1 _cache=$2 _data=$3
 	shift 3
-	"${_perf}" --buildid-dir "${_cache}" report -i "${_data}" --stdio --sort dso,sym "$@" \
+	"${_perf}" --buildid-dir "${_cache}" report -i "${_data}" --stdio --sort dso,sym --no-demangle "$@" \
 		2>/dev/null | grep -v '^#' | grep -v '^$'
 }
 
