@@ -139,9 +139,20 @@ bench)
 			printf "   %.3fx MMAP2 with build ids\n", b ? m / b : 0
 		}
 	}' "$run/record-cost.log" "$run/synth-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
-	cat "$run/bench.log" "$run/record-cost.txt" 2>/dev/null
-	# The cover letter (make mbox) quotes the last table.
-	[ "$rc" = 0 ] && { echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"
+	# The census of build ids: its first line is "census RECORDS WITHOUT".
+	awk 'NR == 1 && $1 == "census" {
+		printf "%d of %d executable file mappings that the kernel recorded had no build id", $3, $2
+		if ($3) printf ":"
+		printf "\n"; next
+	} { print }' "$run/census.log" >"$run/census.txt" 2>/dev/null || true
+	cat "$run/bench.log" "$run/record-cost.txt" "$run/census.txt" 2>/dev/null
+	# The cover letters (make mbox) quote the last full table and census.
+	if [ "$rc" = 0 ] && [ -z "$TESTS" ]; then
+		{ echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"
+	fi
+	if [ "$rc" = 0 ] && grep -q '^census ' "$run/census.log" 2>/dev/null; then
+		cp "$run/census.txt" "$OBJ/runs/census.txt"
+	fi
 	exit "$rc"
 	;;
 esac

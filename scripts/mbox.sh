@@ -23,12 +23,23 @@ if [ -f "$last/summary" ]; then
 	tested="make check on $(head -1 "$last/info.txt" 2>/dev/null | awk '{print $3}') under QEMU ($(cut -d' ' -f1 "$last/vm-time" 2>/dev/null)): $(cat "$last/summary")"
 fi
 bench=$BOBJ/runs/bench.txt
+census=$BOBJ/runs/census.txt
 
-# The cover letter's text: @BASE@, @TESTED@ and @BENCH@ filled in.
+# The cover letter's text: @BASE@, @TESTED@, @BENCH@ and @CENSUS@
+# filled in. Without a census (make bench), its line stays for the sender
+# to see.
 cover_text() {
 	local line
 	while IFS= read -r line; do
 		case $line in
+		*@CENSUS@)
+			if [ -f "$census" ]; then
+				sed "s/^/${line%@CENSUS@}/" "$census"
+			else
+				echo "warning: ${1#$TOP/} has @CENSUS@, and no make bench BASE=$BASE measured it" >&2
+				printf '%s\n' "$line"
+			fi
+			;;
 		@BENCH@)
 			[ -f "$bench" ] || continue
 			echo "Cost of the mmap hook (make bench, ratios in one boot):"

@@ -156,6 +156,38 @@ synth_cost() {
 	tail -n 3 synth.err
 }
 
+# How often the kernel has no build id to give for an executable file
+# mapping (the MMAP3 cover letter quotes it): perf record -a with no
+# synthesized records, so that every mmap record is the kernel's, while
+# programs that this boot has not run start with the page cache dropped.
+# For each mapping without a build id: whether its file has a GNU
+# build-id note that the kernel could not read, or none, and on what.
+census() {
+	local w=/tmp/census n m
+	mkdir -p $w && cd $w || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	HOME=$w perf record -q -a --synth=no --mmap3 --buildid-mmap -e cpu-clock -o census.data -- sh -c '
+		for p in gcc python3 perl git make tar xz gzip readelf objdump gdb ls; do
+			timeout 20 $p --version </dev/null >/dev/null 2>&1
+		done' 2>census.err || { cat census.err; return 1; }
+	perf script -i census.data --show-mmap-events 2>/dev/null |
+		awk '/PERF_RECORD_MMAP3/ && $(NF - 1) ~ /^r.x/ && $NF ~ /^\// && $NF !~ /^\/\/anon/ {
+			print ($0 ~ / <[0-9a-f]+>\]:/ ? "bid" : "none"), $NF
+		}' >maps
+	n=$(wc -l <maps)
+	m=$(grep -c '^none' maps)
+	[ "$n" -gt 0 ] || { echo "no executable file mapping recorded"; return 1; }
+	echo "census $n $m"
+	grep '^none' maps | sort | uniq -c | while read -r c _ f; do
+		if readelf -n "$f" 2>/dev/null | grep -q 'Build ID'; then
+			echo "  $c x $f ($(stat -f -c %T "$f")): has a GNU build-id note"
+		else
+			echo "  $c x $f ($(stat -f -c %T "$f")): no GNU build-id note"
+		fi
+	done
+}
+
 # rig.tests=WORD[,WORD...] on the kernel command line (make check
 # TESTS=...) runs only the tests whose name holds one of the words: the
 # kselftest programs and our scripts by file name, perf test by its
@@ -373,9 +405,10 @@ upstream) info; kselftests; perftest ;;
 demo) info; demo >$R/demo.log 2>&1 ;;
 bench)
 	info
-	timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
-	timed record_cost $R/record-cost.log record_cost
-	timed synth_cost $R/synth-cost.log synth_cost
+	wanted mmap3_bench && timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
+	wanted record_cost && timed record_cost $R/record-cost.log record_cost
+	wanted synth_cost && timed synth_cost $R/synth-cost.log synth_cost
+	wanted census && timed census $R/census.log census
 	;;
 *) echo "unknown mode $mode" ;;
 esac
