@@ -36,6 +36,19 @@ needed="libelf dwarf libslang zlib zstd lzma libnuma libunwind libperl libpython
 	bpf libpfm4 libbfd"
 detected="CONFIG_LIBBABELTRACE CONFIG_LIBOPENCSD"
 [ "$BASE" = 6.1 ] && detected="$detected CONFIG_LIBCAP"
+# 7.3, as Debian's linux-perf 7.3 (its Depends): no libperl nor libunwind,
+# which 7.3 builds only when asked (LIBPERL=1, LIBUNWIND=1, deprecated);
+# no CTF, which 7.3 writes with babeltrace2's ctf-writer, newer than
+# bookworm's 2.0.4; and no libbfd, which 7.3 links only from binutils
+# 2.42 on (bookworm has 2.40): it reads PE files with libLLVM or not at all.
+case $BASE in
+6.*) ;;
+*)
+	mapfile -t features < <(printf '%s\n' "${features[@]}" | grep -vx BUILD_NONDISTRO=1)
+	needed="libelf dwarf libslang zlib zstd lzma libnuma libpython bpf libpfm4"
+	detected="CONFIG_LIBOPENCSD"
+	;;
+esac
 products="perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so"
 if [ "${PERF_SAN:-0}" = 1 ]; then
 	OUT=$OBJ/perf-san variant=" (ASan+UBSan)"
