@@ -142,7 +142,7 @@ bench)
 	# The census of build ids: its first line is "census RECORDS WITHOUT".
 	awk 'NR == 1 && $1 == "census" {
 		printf "%d of %d executable file mappings that the kernel recorded had no build id", $3, $2
-		printf $3 ? ":" : "."
+		printf ($3 ? ":" : ".")
 		printf "\n"; next
 	} { print }' "$run/census.log" >"$run/census.txt" 2>/dev/null || true
 	# A run of some TESTS has only their files.
