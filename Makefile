@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the patched kernel and perf, boot them in QEMU, test.
-# Run "make help" for the targets. BASE=6.1 or 6.12 selects the base
+# Run "make help" for the targets. BASE=7.3, 6.12 or 6.1 selects the base
 # (scripts/lib.sh has the default), KERNEL=debug the debug kernel.
 
 S := scripts

@@ -7,9 +7,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/build
 
 # The bases the series is carried on, the default first. Each has its
-# series in patches/BASE/ and builds in build/BASE/. 7.3, mainline's
-# current release, is being ported to and is not one of them yet.
-BASES="6.12 6.1"
+# series in patches/BASE/ and builds in build/BASE/. 7.3 is mainline's
+# current release, which the series is posted from; 6.12 and 6.1 are the
+# maintained backports.
+BASES="7.3 6.12 6.1"
 BASE=${BASE:-${BASES%% *}}
 # BASE_SUITE: the Debian suite that has linux-source-BASE when this
 # machine's (bookworm) does not. deps.sh fetches that one package from
@@ -19,7 +20,7 @@ case $BASE in
 6.1) BASE_VERSION=6.1.192 ;;
 6.12) BASE_VERSION=6.12.117 ;;
 7.3) BASE_VERSION=7.3.4 BASE_SUITE=trixie-backports ;;
-*) echo "error: BASE=$BASE: the bases are $BASES (and 7.3, being ported)" >&2; exit 1 ;;
+*) echo "error: BASE=$BASE: the bases are $BASES" >&2; exit 1 ;;
 esac
 BASE_PKG=linux-source-$BASE
 if [ -n "$BASE_SUITE" ]; then

@@ -266,13 +266,13 @@ static int __check_map(struct map *map, const struct mmap3_desc *d, struct dso *
 	TEST_ASSERT_VAL("dso mtime", id->mtime == d->mtime);
 	TEST_ASSERT_EQUAL("dso mtime valid", id->mtime_valid,
 			  !!(d->file_flags & PERF_MMAP3_FILE_MTIME));
-	TEST_ASSERT_EQUAL("dso id build id size", (int)id->bid.size, d->build_id_size);
+	TEST_ASSERT_EQUAL("dso id build id size", (int)id->build_id.size, d->build_id_size);
 	TEST_ASSERT_EQUAL("dso has build id", dso__has_build_id(dso), !!d->build_id_size);
 	if (d->build_id_size) {
 		TEST_ASSERT_EQUAL("dso build id size", (int)dso__bid(dso)->size, d->build_id_size);
 		for (i = 0; i < d->build_id_size; i++) {
 			TEST_ASSERT_EQUAL("dso build id", dso__bid(dso)->data[i], d->build_id_seed + i);
-			TEST_ASSERT_EQUAL("dso id build id", id->bid.data[i], d->build_id_seed + i);
+			TEST_ASSERT_EQUAL("dso id build id", id->build_id.data[i], d->build_id_seed + i);
 		}
 	}
 	/* The thread's maps keep a reference */
@@ -442,7 +442,7 @@ static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
 	}
 	dso = map__dso(map);
 	id = dso__id_const(dso);
-	pr_debug("%s: %x:%x %" PRIu64 " generation %" PRIu64 ", build id size %zu\n",
+	pr_debug("%s: %x:%x %" PRIu64 " generation %" PRIu64 ", build id size %d\n",
 		 dso__long_name(dso), id->maj, id->min, id->ino,
 		 id->ino_generation, dso__bid(dso)->size);
 	if (id->maj || id->min || id->ino || id->ino_generation) {
@@ -451,8 +451,8 @@ static int test__mmap2_build_id(struct test_suite *test __maybe_unused,
 	}
 	if (!dso__has_build_id(dso) || dso__bid(dso)->size != BUILD_ID_SIZE ||
 	    memcmp(dso__bid(dso)->data, event->mmap2.build_id, BUILD_ID_SIZE) ||
-	    id->bid.size != BUILD_ID_SIZE ||
-	    memcmp(id->bid.data, event->mmap2.build_id, BUILD_ID_SIZE)) {
+	    id->build_id.size != BUILD_ID_SIZE ||
+	    memcmp(id->build_id.data, event->mmap2.build_id, BUILD_ID_SIZE)) {
 		pr_debug("FAILED: the DSO doesn't have the recorded build id\n");
 		goto out;
 	}
@@ -692,7 +692,7 @@ static int session_write(const char *path)
 	session->header.data_size = size;
 	err = perf_session__write_header(session, session->evlist, fd, true);
 out:
-	evlist__delete(session->evlist);
+	evlist__put(session->evlist);
 	perf_session__delete(session);
 	return err;
 }
@@ -719,7 +719,7 @@ static int session_check(const char *path)
 	if (perf_session__process_events(session))
 		goto out;
 
-	stats = &session->evlist->stats;
+	stats = evlist__stats(session->evlist);
 	pr_debug("MMAP3 events: %u, malformed: %u, of unknown types: %u\n",
 		 stats->nr_events[PERF_RECORD_MMAP3], stats->nr_malformed_events,
 		 stats->nr_unknown_events);
@@ -853,6 +853,7 @@ static int file_changed_check(const char *path, const struct stat *st, u8 differ
 	id->maj   = major(st->st_dev);
 	id->min   = minor(st->st_dev);
 	id->ino   = st->st_ino;
+	id->mmap2_valid = true;
 	id->mtime = timespec__to_ns(&st->st_mtim, NULL);
 	id->mtime_valid = !(differs & RECORDED_NO_MTIME);
 	if (differs & DSO_DIFFERS__DEV)
@@ -936,6 +937,7 @@ static int file_changed_build_id_check(const char *path, const struct stat *st,
 	id->maj = major(st->st_dev);
 	id->min = minor(st->st_dev);
 	id->ino = st->st_ino;
+	id->mmap2_valid = true;
 	id->mtime = timespec__to_ns(&st->st_mtim, NULL);
 	id->mtime_valid = true;
 	dso__set_build_id(dso, bid);
@@ -1107,9 +1109,11 @@ static int test__dso_id_order(struct test_suite *test __maybe_unused,
 		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
 	};
 	struct dso_id ids[3] = {
-		{ .maj = 8, .min = 1, .ino = 42, .mtime = 1000, .mtime_valid = true, },
-		{ .maj = 8, .min = 1, .ino = 42, },
-		{ .maj = 8, .min = 1, .ino = 42, .mtime = 2000, .mtime_valid = true, },
+		{ .maj = 8, .min = 1, .ino = 42, .mmap2_valid = true,
+		  .mtime = 1000, .mtime_valid = true, },
+		{ .maj = 8, .min = 1, .ino = 42, .mmap2_valid = true, },
+		{ .maj = 8, .min = 1, .ino = 42, .mmap2_valid = true,
+		  .mtime = 2000, .mtime_valid = true, },
 	};
 	int err = TEST_OK;
 	size_t o;

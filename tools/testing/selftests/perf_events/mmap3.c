@@ -1115,6 +1115,75 @@ TEST_F(mmap3, mremap_data)
 }
 
 /*
+ * 15. mremap() moving an unfaulted anonymous exec mapping right after itself:
+ * copy_vma() merges the new range into the source VMA, which for a moment
+ * spans both ranges, until the source range is unmapped. The record is the
+ * mapping as it then is at the new address, not the VMA of that moment.
+ */
+TEST_F(mmap3, mremap_next_to_itself)
+{
+	const struct mmap2_record *m2;
+	const struct mmap3_record *m3;
+	struct perf_event_attr attr;
+	struct records rec2 = {};
+	char *p, *q;
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	base_attr(&attr);
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	ring_open(&self->ring[1], &attr);
+
+	/*
+	 * Two pages of exec memory, never touched so that the VMA has no
+	 * anon_vma and its page offset follows its address, then two free
+	 * pages, then a PROT_NONE page that nothing merges with.
+	 */
+	p = mmap(NULL, 5 * page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(p, mmap(p, 2 * page_size(), PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_EQ(0, munmap(p + 2 * page_size(), 2 * page_size()));
+	q = p + 2 * page_size();
+
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, ring_enable(&self->ring[1]));
+	ASSERT_EQ(q, mremap(p, 2 * page_size(), 2 * page_size(),
+			    MREMAP_MAYMOVE | MREMAP_FIXED, q));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ASSERT_EQ(0, ring_disable(&self->ring[1]));
+	ring_read(&self->ring[0], &self->rec);
+	ring_read(&self->ring[1], &rec2);
+
+	ASSERT_EQ(1, count_type(&self->rec, PERF_RECORD_MMAP3));
+	ASSERT_EQ(NULL, find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p)) {
+		TH_LOG("an MMAP3 record still covers the unmapped range at %p", p);
+	}
+	m3 = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)q);
+	ASSERT_NE(NULL, m3) {
+		TH_LOG("no PERF_RECORD_MMAP3 at the mremap() target %p", q);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m3));
+	ASSERT_EQ(2 * page_size(), m3->len);
+	ASSERT_EQ(PROT_READ | PROT_EXEC, m3->prot);
+	ASSERT_EQ(MAP_PRIVATE, m3->flags);
+	ASSERT_EQ(0, m3->file_flags);
+	ASSERT_EQ(0, m3->ino);
+	ASSERT_STREQ("//anon", m3->filename);
+
+	ASSERT_EQ(1, count_type(&rec2, PERF_RECORD_MMAP2));
+	m2 = find_mmap(&rec2, PERF_RECORD_MMAP2, (unsigned long)q);
+	ASSERT_NE(NULL, m2) {
+		TH_LOG("no PERF_RECORD_MMAP2 at the mremap() target %p", q);
+	}
+	ASSERT_EQ(2 * page_size(), m2->c.len);
+	ASSERT_STREQ("//anon", m2->filename);
+	free(rec2.buf);
+}
+
+/*
  * Give a new file in @dir an mtime of @sec seconds since the epoch, map it
  * with @r enabled and return its MMAP3 record; or NULL, having mapped
  * nothing, if the file system did not keep that mtime (it clamps times to
@@ -1162,7 +1231,7 @@ __map_with_mtime(struct __test_metadata *_metadata, const char *dir,
 	__map_with_mtime(_metadata, self->dir, &self->ring[0], &self->rec, sec)
 
 /*
- * 15. An mtime of 0, as reproducible images give their files, or of 1 s, as
+ * 16. An mtime of 0, as reproducible images give their files, or of 1 s, as
  * package stores do, is a real time: PERF_MMAP3_FILE_MTIME tells it from the
  * 0 of a mapping without a file.
  */
@@ -1208,13 +1277,13 @@ static void __mtime_saturated(struct __test_metadata *_metadata,
 	ASSERT_EQ(ns, m->mtime);
 }
 
-/* 16. An mtime in 2286 is saturated to INT64_MAX. */
+/* 17. An mtime in 2286 is saturated to INT64_MAX. */
 TEST_F(mmap3, mtime_after_2262)
 {
 	__mtime_saturated(_metadata, self, 10000000000LL, INT64_MAX, "after 2262");
 }
 
-/* 17. An mtime in 1653 is saturated to INT64_MIN. */
+/* 18. An mtime in 1653 is saturated to INT64_MIN. */
 TEST_F(mmap3, mtime_before_1678)
 {
 	__mtime_saturated(_metadata, self, -10000000000LL, INT64_MIN, "before 1678");
@@ -1232,7 +1301,7 @@ static void __attribute__((constructor)) exec_probe_exit(void)
 }
 
 /*
- * 18. A special mapping has no file and no valid mtime either: the [vdso]
+ * 19. A special mapping has no file and no valid mtime either: the [vdso]
  * that exec() installs, next to the executable's file mappings, which have
  * one. The event is opened on a child and enabled by its exec(), which runs
  * this program again, to exit at once (exec_probe_exit()).
@@ -1308,15 +1377,69 @@ static int open_on_self(struct perf_event_attr *attr)
 }
 
 /*
- * 19. Every attr flag bit that this kernel reserves is refused with EINVAL,
+ * Bit @n of the attr flags word, numbered as the uapi header numbers them:
+ * from the low end of the __u64 where bit-fields are allocated from its low
+ * end (little-endian), from the high end where they are allocated from there.
+ */
+static __u64 flag_bit(int n)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return 1ULL << (63 - n);
+#else
+	return 1ULL << n;
+#endif
+}
+
+/* The attr flags word, the __u64 after read_format. */
+static __u64 attr_flags(const struct perf_event_attr *attr)
+{
+	__u64 flags;
+
+	memcpy(&flags, (const char *)&attr->read_format + sizeof(attr->read_format),
+	       sizeof(flags));
+	return flags;
+}
+
+/*
+ * 21. The attr flag bits lie where the ABI says: defer_callchain and
+ * defer_output, this kernel's last mainline bits, at 38 and 39, the 23 bits
+ * of __reserved_1 at 40-62, and mmap3 at 63, taken from the top so that the
+ * next bits mainline assigns, from 40 on, are not it.
+ */
+TEST(attr_bit_layout)
+{
+	struct perf_event_attr attr;
+	__u64 reserved = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.defer_callchain = 1;
+	ASSERT_EQ(flag_bit(38), attr_flags(&attr));
+	attr.defer_callchain = 0;
+	attr.defer_output = 1;
+	ASSERT_EQ(flag_bit(39), attr_flags(&attr));
+	attr.defer_output = 0;
+	attr.mmap3 = 1;
+	ASSERT_EQ(flag_bit(63), attr_flags(&attr));
+	attr.mmap3 = 0;
+	attr.__reserved_1 = 1;
+	ASSERT_EQ(flag_bit(40), attr_flags(&attr));
+	attr.__reserved_1 = -1;
+	for (int i = 40; i <= 62; i++)
+		reserved |= flag_bit(i);
+	ASSERT_EQ(reserved, attr_flags(&attr));
+}
+
+/*
+ * 22. Every attr flag bit that this kernel reserves is refused with EINVAL,
  * so that a newer tool's feature probe falls back. They are the bits of
  * attr.__reserved_1 in the uapi header the test is built against, the tested
  * kernel's, and are set through that bit-field: where it lies in the flags
  * word depends on the byte order and on the bits assigned before it, as
- * mainline assigns them from its low end (defer_callchain and defer_output
- * took the first two). The controls: the attr opens without them, and with
- * attr.mmap3 set the same way, which shows that such a bit reaches the
- * kernel.
+ * mainline assigns them from its low end. The controls: the attr opens
+ * without them; with attr.mmap3 set the same way, which shows that such a
+ * bit reaches the kernel; and with defer_callchain or defer_output, the bits
+ * 38 and 39 that this kernel has given to deferred callchains, which it
+ * knows and must not refuse as reserved ones.
  */
 TEST(attr_unknown_bits)
 {
@@ -1340,6 +1463,24 @@ TEST(attr_unknown_bits)
 	}
 	close(fd);
 	attr.mmap3 = 0;
+
+	attr.defer_callchain = 1;
+	fd = open_on_self(&attr);
+	ASSERT_LE(0, fd) {
+		TH_LOG("perf_event_open with attr.defer_callchain (bit 38): %s",
+		       strerror(errno));
+	}
+	close(fd);
+	attr.defer_callchain = 0;
+
+	attr.defer_output = 1;
+	fd = open_on_self(&attr);
+	ASSERT_LE(0, fd) {
+		TH_LOG("perf_event_open with attr.defer_output (bit 39): %s",
+		       strerror(errno));
+	}
+	close(fd);
+	attr.defer_output = 0;
 
 	/* -1 sets all the bits of an unsigned bit-field, whatever its width. */
 	attr.__reserved_1 = -1;

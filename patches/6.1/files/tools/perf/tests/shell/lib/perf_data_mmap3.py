@@ -179,24 +179,9 @@ class Writer:
         hdr += self.pack('QQ', attr_off, len(attr))
         hdr += self.pack('QQ', data_off, len(data))
         hdr += self.pack('QQ', 0, 0)                      # event_types
-        if truncate or not self.big_endian:
-            # No features: they come after the data, where a file cut
-            # short has none, and perf refuses a file whose features it
-            # can't read.
-            hdr += bytes(32)
-            feat = b''
-        else:
-            # HEADER_HOSTNAME (bit 3), that perf writes: without it perf
-            # takes a file of the other endianness for one of a perf older
-            # than features, that had HEADER_BUILD_ID only, and refuses it
-            # when that isn't there.
-            hdr += self.pack('QQQQ', 1 << 3, 0, 0, 0)
-            name = b'perf_data_mmap3'.ljust(64, b'\0')
-            feat_off = data_off + len(data)
-            feat = self.pack('QQ', feat_off + 16, 4 + len(name)) + \
-                self.pack('I', len(name)) + name
+        hdr += bytes(32)                                  # no features
         assert len(hdr) == FILE_HEADER_SIZE
-        out = hdr + attr + data + feat
+        out = hdr + attr + data
         if truncate:
             # Cut in the middle of the last record, the header still
             # says the data is all there

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf buildid-cache --kcore (exclusive)
+# perf buildid-cache --kcore
 # SPDX-License-Identifier: GPL-2.0
 
 # Add /proc/kcore to a build-id cache of our own: the copy goes to

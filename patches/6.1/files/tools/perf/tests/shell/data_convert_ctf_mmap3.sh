@@ -4,7 +4,7 @@
 #
 # perf data convert --all --to-ctf writes each PERF_RECORD_MMAP3 as a
 # perf_mmap3 event with the mapping's build id, and drops no mmap record
-# of the file: babeltrace2 (or babeltrace) reads the trace back.
+# of the file: babeltrace reads the trace back.
 #
 # MMAP3_TEST_PROG: the ELF executable to copy and run (default: perf), it
 # is run with --version.
@@ -34,15 +34,7 @@ skip() {
 	exit 2
 }
 
-perf check feature -q babeltrace2-ctf-writer ||
-	skip "perf is built without babeltrace2-ctf-writer"
-if command -v babeltrace2 > /dev/null ; then
-	babeltrace=babeltrace2
-elif command -v babeltrace > /dev/null ; then
-	babeltrace=babeltrace
-else
-	skip "no babeltrace2 to read the CTF trace back"
-fi
+command -v babeltrace > /dev/null || skip "no babeltrace to read the CTF trace back"
 mmap3_check_support "${data}" || { rc=$?; cleanup; exit ${rc}; }
 src=$(mmap3_prog)
 mmap3_is_elf "${src}" || skip "${src} is not an ELF file, set MMAP3_TEST_PROG"
@@ -56,13 +48,18 @@ if ! perf record --mmap3 -e cpu-clock -o "${data}" -- "${prog}" --version > /dev
 fi
 
 if ! out=$(perf data convert --all --to-ctf "${ctf}" -i "${data}" 2>&1) ; then
+	case "${out}" in
+	*"libbabeltrace support is not compiled in"*)
+		skip "perf is built without libbabeltrace"
+		;;
+	esac
 	echo "FAIL: perf data convert --all --to-ctf: ${out}"
 	cleanup
 	exit 1
 fi
 
-if ! "${babeltrace}" "${ctf}" > "${tmpdir}/ctf.txt" 2> "${tmpdir}/babeltrace.err" ; then
-	echo "FAIL: ${babeltrace} cannot read the trace:"
+if ! babeltrace "${ctf}" > "${tmpdir}/ctf.txt" 2> "${tmpdir}/babeltrace.err" ; then
+	echo "FAIL: babeltrace cannot read the trace:"
 	cat "${tmpdir}/babeltrace.err"
 	cleanup
 	exit 1
