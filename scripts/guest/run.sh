@@ -349,7 +349,7 @@ guesttests() {	# directory of scripts
 		n=$(basename "$t" .sh)
 		wanted "$n" || continue
 		mkdir -p $R/artifacts/$n
-		ARTIFACTS=$R/artifacts/$n MODULES=$T/testmod \
+		ARTIFACTS=$R/artifacts/$n MODULES=$T/testmod SELFTESTS=$T/selftests \
 			MAINLINE_PERF=$TOP/build/7.3/perf-stock/perf timed "$n" $R/guest/$n.log timeout 600 bash "$t"
 		echo $? >$R/guest/$n.rc
 	done
