@@ -10,7 +10,7 @@ KERNEL ?= default
 export KERNEL TESTS BASE
 
 .PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock perf-mainline tests build check demo \
-	check-all shell bench fuzz fuzz-seeds upstream baseline export reset-tree mbox \
+	check-all shell bench fuzz fuzz-kernel fuzz-seeds upstream baseline export reset-tree mbox \
 	series-check fresh-check clean
 
 help:
@@ -69,6 +69,11 @@ bench: build
 
 fuzz: perf-fuzz perf-san
 	@$(S)/fuzz.sh
+
+# trinity and scripts/fuzz/kernel/mmap3-stress in the guest, FUZZ_SECONDS
+# each, side by side; with KERNEL=debug for KASAN, lockdep and DEBUG_VM.
+fuzz-kernel: build
+	@$(S)/check.sh fuzz-kernel
 
 fuzz-seeds: build
 	@$(S)/check.sh seeds

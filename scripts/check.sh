@@ -67,6 +67,19 @@ wanted() {
 	awk '!/^#/ { t[substr($0, index($0, ": ") + 2)] = $0 } END { for (d in t) print t[d] }' \
 	>"$run/perftest-times.prev" || true
 
+# make fuzz-kernel: trinity from Debian, and mmap3-stress built against the
+# uapi headers of the kernel under test, for FUZZ_SECONDS (600) in the guest.
+if [ "$mode" = fuzz-kernel ]; then
+	secs=${FUZZ_SECONDS:-600}
+	[[ $secs =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS=$secs: give a number of seconds"
+	"$TOP/scripts/deps.sh" trinity
+	gcc -O2 -Wall -Wextra -Werror -isystem "$KBUILD/usr/include" \
+		-o "$OBJ/tests/$KERNEL/mmap3-stress" "$TOP/scripts/fuzz/kernel/mmap3-stress.c" -lpthread ||
+		die "cannot build scripts/fuzz/kernel/mmap3-stress.c"
+	export EXTRA_CMDLINE="${EXTRA_CMDLINE:-} rig.fuzz_seconds=$secs"
+	VM_TIMEOUT=${VM_TIMEOUT:-$((secs + 1800))}
+fi
+
 # The debug kernel's guest takes about 2.5 times as long (run.sh). 6.12's guest
 # took 3133 s at ae88cb2 on this slower machine: the limit leaves room.
 limit=5400
@@ -88,6 +101,19 @@ seeds)
 demo)
 	cat "$run/demo.log" 2>/dev/null
 	exit "$rc"
+	;;
+fuzz-kernel)
+	# vm.sh failed the run (rc) on a splat in the guest's dmesg.
+	cat "$run/fuzz-kernel.log" 2>/dev/null
+	sed -n 's/^\[main\] \(Ran .*\)/  trinity: \1/p; s/^\(perf_event_open: .*\)/  trinity: \1/p' \
+		"$run/trinity.log" 2>/dev/null
+	sed -n 's/^/  /p' "$run/mmap3-stress.log" 2>/dev/null
+	read -r trc <"$run/trinity.rc" 2>/dev/null || trc=none
+	read -r src <"$run/mmap3-stress.rc" 2>/dev/null || src=none
+	echo "trinity exit $trc, mmap3-stress exit $src, guest $rc"
+	[ "$rc" = 0 ] && [ "$trc" = 0 ] && [ "$src" = 0 ] ||
+		die "make fuzz-kernel failed (${run#$TOP/}: trinity.log, mmap3-stress.log, dmesg.txt)"
+	exit 0
 	;;
 bench)
 	# The median of the interleaved rounds of record_cost and synth_cost

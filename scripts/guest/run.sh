@@ -398,8 +398,48 @@ seeds() {
 	ls -l
 }
 
+# make fuzz-kernel: trinity as nobody, on perf_event_open and the mm
+# calls, beside mmap3-stress as root, with per-CPU events too, on a tmpfs,
+# an overlayfs and a btrfs, for rig.fuzz_seconds. The host judges the
+# kernel's log (vm.sh fails the run on any splat) and the figures.
+# trinity's perf_event_open needs perf_event_paranoid 1 for most of the
+# attrs it makes: with 2 it would mostly fuzz the permission check.
+fuzz_kernel() {
+	local w=/tmp/fuzz-kernel secs=600 paranoid f
+	for arg in $(cat /proc/cmdline); do
+		case $arg in rig.fuzz_seconds=*) secs=${arg#rig.fuzz_seconds=} ;; esac
+	done
+	mkdir -p $w/tmpfs $w/lower $w/upper $w/work $w/ovl $w/btrfs $w/trinity/victims
+	mount -t overlay -o lowerdir=$w/lower,upperdir=$w/upper,workdir=$w/work ovl $w/ovl ||
+		{ echo "cannot mount overlayfs"; return 1; }
+	truncate -s 512M $w/btrfs.img && mkfs.btrfs -q $w/btrfs.img &&
+		mount -o loop $w/btrfs.img $w/btrfs || { echo "cannot mount btrfs"; return 1; }
+	# trinity's files (-V replaces its walk of /dev, /proc and /sys): a
+	# few that nobody may map, truncate and write, an ELF among them.
+	for f in a b c; do head -c 65536 /dev/urandom >$w/trinity/victims/$f; done
+	cp /bin/true $w/trinity/victims/true
+	chown -R 65534:65534 $w/trinity
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 1 >/proc/sys/kernel/perf_event_paranoid
+	echo "trinity and mmap3-stress, $secs s each, side by side"
+	# SIGINT ends trinity with its summary; it does not handle SIGTERM.
+	(cd $w/trinity && timeout --preserve-status -s INT -k 30 "$secs" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		trinity -q -l off -a 64 -C 4 --stats -V $w/trinity/victims \
+		--enable-fds=perf,memfd,testfile,pseudo -c perf_event_open \
+		-c mmap -c mremap -c munmap -c mprotect -c madvise \
+		</dev/null >$R/trinity.log 2>&1
+	 echo $? >$R/trinity.rc) &
+	$T/mmap3-stress -t "$secs" -c $w/tmpfs $w/ovl $w/btrfs >$R/mmap3-stress.log 2>&1
+	echo $? >$R/mmap3-stress.rc
+	wait
+	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+	umount $w/ovl $w/btrfs
+}
+
 case $mode in
 seeds) info; seeds >$R/seeds.log 2>&1 ;;
+fuzz-kernel) info; fuzz_kernel >$R/fuzz-kernel.log 2>&1 ;;
 check)
 	info
 	kselftests
