@@ -147,10 +147,10 @@ bench)
 		if ("upstream" in v) {
 			u = med(v["upstream"]); b = med(v["mmap2-buildid"]); m = med(v["mmap3"])
 			printf "perf record -a -g, workload exit to perf exit (median of %d; perf.data >= %.0f MB):\n", split(v["upstream"], x, " "), mb
-			row("MMAP2 + build-id pass (upstream default)", "upstream"); printf "\n"
-			row("MMAP2 with build ids (--no-mmap3 --buildid-mmap)", "mmap2-buildid"); printf "\n"
-			row("MMAP3 with build ids (--buildid-mmap)", "mmap3")
-			printf "   %.1fx shorter than the default, %.2fx MMAP2 with build ids\n", m ? u / m : 0, b ? m / b : 0
+			row("MMAP2, then a build-id pass (default to 6.16)", "upstream"); printf "\n"
+			row("MMAP2 with build ids (default since 6.17)", "mmap2-buildid"); printf "\n"
+			row("MMAP3 with build ids (ours)", "mmap3")
+			printf "   %.1fx shorter than the build-id pass, %.2fx MMAP2 with build ids\n", m ? u / m : 0, b ? m / b : 0
 			if (perm != "")
 				printf "  written after the workload ended (median MB): MMAP2 %.1f, MMAP3 %.1f; %.1f ms per MB (IQR %.0f%%)\n", med(after["mmap2-buildid"]), med(after["mmap3"]), med(perm), iqr(perm)
 			r3 = med(v["report-mmap3"]); r2 = med(v["report-mmap2"])

@@ -58,8 +58,9 @@ now() {
 }
 
 # The cost of perf record after its workload exits, system wide, with the
-# upstream default (MMAP2, then a pass over the samples for the build ids)
-# against MMAP3 with build ids, which needs no pass; and the cost of perf
+# default of upstream's perf until 6.17 (MMAP2, then a pass over the
+# samples for the build ids), MMAP2 with build ids (its default since
+# 6.17) and MMAP3 with build ids, which needs no pass either; and the cost of perf
 # report on the same samples as MMAP3 and as MMAP2 (perf inject
 # --convert-mmap3). Rounds are interleaved; the host prints the median of
 # each and its spread. The workload notes how much of perf.data perf had
