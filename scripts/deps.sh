@@ -43,6 +43,8 @@
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
 #                  ASan and UBSan runtimes (make perf-san)   build-essential (gcc-12)
+#   make fuzz-kernel  trinity, in the guest (installed when  trinity
+#                  the target runs, not by make check)
 #   selftests      gcc against headers_install's headers     build-essential rsync
 #   test modules   Kbuild M=; rsync of the sources           build-essential rsync
 #   vm.sh          qemu-system-x86_64, SeaBIOS, -virtfs      qemu-system-x86
