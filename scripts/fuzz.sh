@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make fuzz: fuzz perf's perf.data reader with Debian's AFL++. perf is
-# built with AFL++'s instrumentation, ASan and UBSan into build/perf-fuzz;
-# one afl-fuzz runs perf script -D and another perf report --stdio, one a
-# CPU, each for FUZZ_SECONDS (default 600), from the recordings in
-# scripts/fuzz/seeds/ (make fuzz-seeds). Their state stays in build/fuzz/
-# and a later run goes on from it. Then each crash and hang found is
-# replayed with the ASan+UBSan perf (build/perf-san) and printed with its
+# make fuzz: fuzz perf's perf.data readers with Debian's AFL++. perf is
+# built with AFL++'s instrumentation, ASan and UBSan into
+# build/BASE/perf-fuzz; one afl-fuzz runs each target of
+# scripts/fuzz/targets (perf script -D, perf report --stdio, perf inject),
+# all of them or those FUZZ_TARGETS names, for FUZZ_SECONDS (default 600),
+# from the recordings in scripts/fuzz/seeds/ (make fuzz-seeds). Their
+# state stays in build/BASE/fuzz/ and a later run goes on from it. Then
+# each crash and hang found is replayed with the ASan+UBSan perf
+# (build/BASE/perf-san) through its target's commands and printed with its
 # first report line, with each fuzzer's figures. An input worth keeping
 # goes to scripts/fuzz/regress/, which make check replays.
 . "$(dirname "$0")/lib.sh"
@@ -26,47 +28,65 @@ export AFL_AUTORESUME=1 HOME=$F/home PAGER=cat
 export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
 
-# An empty --symfs: perf finds none of the files that an input names, on
-# any machine, so what an input does depends on the input alone, and an
-# exec takes a sixth of the time it takes to load the host's libc symbols.
+# The targets and their commands, a "name<TAB>arguments" line each.
+targets=$(grep -v '^#' "$TOP/scripts/fuzz/targets")
+names=${FUZZ_TARGETS:-$(cut -f1 <<<"$targets" | uniq | xargs)}
 mkdir -p "$F/symfs"
-declare -A cmd=(
-	[script]="script -D --symfs=$F/symfs -i @@"
-	[report]="report --stdio --symfs=$F/symfs -i @@"
-)
+# afl-fuzz binds itself to a free CPU and fails when there is none.
+[ "$(wc -w <<<"$names")" -le "$(nproc)" ] || export AFL_NO_AFFINITY=1
 
-stage "fuzzing perf's perf.data reader for ${secs}s: ${!cmd[*]}"
+# cmds T: target T's commands, a line each, as perf's arguments for
+# this run's files.
+cmds() {
+	awk -F'\t' -v t="$1" '$1 == t { print $2 }' <<<"$targets" |
+		sed "s|SYMFS|$F/symfs|; s|OUT|$F/$1.out|"
+}
+
+# fuzz T: target T's afl-fuzz, which runs its commands in turn, each for
+# its share of the time, on one queue.
+fuzz() {
+	local t=$1 n a
+	n=$(cmds "$t" | wc -l)
+	[ "$n" -gt 0 ] || { echo "no target $t in scripts/fuzz/targets"; return 1; }
+	while read -r a; do
+		# shellcheck disable=SC2086
+		afl-fuzz -i "$TOP/scripts/fuzz/seeds" -o "$F/$t" -t 2000 -m none \
+			-V $((secs / n)) -- "$PF" $a </dev/null || return
+	done < <(cmds "$t")
+}
+
+stage "fuzzing perf's perf.data readers for ${secs}s: $names"
 pids=()
-for t in "${!cmd[@]}"; do
-	# shellcheck disable=SC2086
-	afl-fuzz -i "$TOP/scripts/fuzz/seeds" -o "$F/$t" -t 2000 -m none -V "$secs" \
-		-- "$PF" ${cmd[$t]} >"$F/$t.log" 2>&1 &
+for t in $names; do
+	fuzz "$t" >"$F/$t.log" 2>&1 &
 	pids+=($!)
 done
 rc=0
 for p in "${pids[@]}"; do
 	wait "$p" || rc=$?
 done
-[ "$rc" = 0 ] || { tail -n 20 "$F"/*.log >&2; die "afl-fuzz failed (logs: build/fuzz/*.log)"; }
+[ "$rc" = 0 ] || { tail -n 20 "$F"/*.log >&2; die "afl-fuzz failed (logs: ${F#"$TOP"/}/*.log)"; }
 
 # stat FILE KEY: a value from afl-fuzz's fuzzer_stats
 stat() { sed -n "s/^$2 *: //p" "$1"; }
 
 stage "results"
 unset ASAN_OPTIONS UBSAN_OPTIONS
-for t in "${!cmd[@]}"; do
+for t in $names; do
 	s=$F/$t/default/fuzzer_stats
 	[ -f "$s" ] || die "no $s"
-	printf '  perf %s: %s execs in %ss (%s/s), %s paths, %s crashes, %s hangs\n' \
-		"${cmd[$t]}" "$(stat "$s" execs_done)" "$(stat "$s" run_time)" \
+	printf '  %s: %s execs in %ss (%s/s), %s paths, %s crashes, %s hangs\n' \
+		"$t" "$(stat "$s" execs_done)" "$(stat "$s" run_time)" \
 		"$(stat "$s" execs_per_sec)" "$(stat "$s" corpus_count)" \
 		"$(stat "$s" saved_crashes)" "$(stat "$s" saved_hangs)"
 	for f in "$F/$t"/default/crashes/id:* "$F/$t"/default/hangs/id:*; do
 		[ -f "$f" ] || continue
-		# shellcheck disable=SC2086
-		out=$(timeout 30 "$PS" ${cmd[$t]/@@/$f} 2>&1 >/dev/null) && r=0 || r=$?
-		why=$(grep -m1 -E 'ERROR: AddressSanitizer|runtime error' <<<"$out" ||
-		      tail -1 <<<"$out")
-		printf '    %s: exit %s: %s\n' "${f#"$F"/}" "$r" "$why"
+		while read -r a; do
+			# shellcheck disable=SC2086
+			out=$(timeout 30 "$PS" ${a/@@/$f} 2>&1 >/dev/null) && r=0 || r=$?
+			why=$(grep -m1 -E 'ERROR: AddressSanitizer|runtime error' <<<"$out" ||
+			      tail -1 <<<"$out")
+			printf '    %s: perf %s: exit %s: %s\n' "${f#"$F"/}" "${a//$F\//}" "$r" "$why"
+		done < <(cmds "$t")
 	done
 done

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Replay the fuzzers' seeds and the inputs kept from what they found
-# (scripts/fuzz/seeds/, scripts/fuzz/regress/) through perf script -D and
-# perf report --stdio, with the ASan+UBSan perf. A seed must read cleanly.
+# (scripts/fuzz/seeds/, scripts/fuzz/regress/) through every command of
+# scripts/fuzz/targets (perf script -D, perf report --stdio, perf inject
+# with and without --convert-mmap3, to a file and to a pipe), with the
+# ASan+UBSan perf. A seed must read cleanly.
 # A kept input must read cleanly or fail with a message and an exit status.
 # A sanitizer report, a signal or a hang (60 s) is a failure.
 # Leaks are not looked for: perf leaves memory to exit on its error paths.
@@ -15,15 +17,18 @@ export HOME=$tmp PAGER=cat ASAN_OPTIONS=detect_leaks=0
 # As make fuzz runs them: with an empty --symfs, so that an input reads the
 # same on any machine.
 mkdir "$tmp/symfs"
+mapfile -t cmds < <(grep -v '^#' "$dir/targets" | cut -f2 |
+		    sed "s|SYMFS|$tmp/symfs|; s|OUT|$tmp/out|")
 
 fail=0 n=0
 for f in "$dir"/seeds/* "$dir"/regress/*; do
 	[ -f "$f" ] || continue
 	kind=${f%/*} kind=${kind##*/}
-	for cmd in "script -D" "report --stdio"; do
+	for cmd in "${cmds[@]}"; do
+		cmd=${cmd/@@/$f}
 		n=$((n + 1))
 		# shellcheck disable=SC2086
-		timeout 60 "$perf" $cmd --symfs="$tmp/symfs" -i "$f" >/dev/null 2>"$tmp/err"
+		timeout 60 "$perf" $cmd >/dev/null 2>"$tmp/err"
 		rc=$?
 		why=
 		if grep -q -E 'Sanitizer|runtime error' "$tmp/err"; then
@@ -39,12 +44,13 @@ for f in "$dir"/seeds/* "$dir"/regress/*; do
 		elif [ "$rc" != 0 ] && [ ! -s "$tmp/err" ]; then
 			why="exit $rc without a message"
 		fi
+		show=${cmd//$dir\//} show=${show//$tmp\//}
 		if [ -n "$why" ]; then
-			echo "FAIL perf $cmd -i $kind/${f##*/}: $why"
+			echo "FAIL perf $show: $why"
 			fail=1
 		else
 			[ "$rc" = 0 ] && why= || why=" ($(tail -1 "$tmp/err"))"
-			echo "ok   perf $cmd -i $kind/${f##*/}: exit $rc$why"
+			echo "ok   perf $show: exit $rc$why"
 		fi
 	done
 done
