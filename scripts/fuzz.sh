@@ -45,13 +45,15 @@ cmds() {
 # fuzz T: target T's afl-fuzz, which runs its commands in turn, each for
 # its share of the time, on one queue.
 fuzz() {
-	local t=$1 n a
+	local t=$1 n s a
 	n=$(cmds "$t" | wc -l)
 	[ "$n" -gt 0 ] || { echo "no target $t in scripts/fuzz/targets"; return 1; }
+	# afl-fuzz -V 0 would not stop.
+	s=$((secs / n)) && [ "$s" -gt 0 ] || s=1
 	while read -r a; do
 		# shellcheck disable=SC2086
 		afl-fuzz -i "$TOP/scripts/fuzz/seeds" -o "$F/$t" -t 2000 -m none \
-			-V $((secs / n)) -- "$PF" $a </dev/null || return
+			-V "$s" -- "$PF" $a </dev/null || return
 	done < <(cmds "$t")
 }
 
