@@ -60,8 +60,12 @@ elif [ "${PERF_FUZZ:-0}" = 1 ]; then
 	# afl-clang-fast adds the sanitizers itself, with UBSan trapping.
 	OUT=$OBJ/perf-fuzz variant=" (AFL++, ASan+UBSan)" cc=afl-clang-fast
 	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1
-	# The targets read perf.data; no interpreter to instrument.
-	extra=(WERROR=0 NO_LIBPYTHON=1 NO_LIBPERL=1)
+	# The targets read perf.data; no interpreter to instrument, and no
+	# BPF skeleton to build: 7.3 compiles a clang CC's objects with
+	# $(CLANG), which builds the skeletons too.
+	mapfile -t features < <(printf '%s\n' "${features[@]}" | grep -vx BUILD_BPF_SKEL=1)
+	extra=(WERROR=0 NO_LIBPYTHON=1 NO_LIBPERL=1 CLANG=$cc)
+	needed=$(printf '%s\n' $needed | grep -vxE 'libpython|libperl' | xargs)
 elif [ "${PERF_STOCK:-0}" = 1 ]; then
 	OUT=$OBJ/perf-stock variant=" (unpatched $BASE_VERSION)"
 	SRC=$OBJ/perf-stock-src
@@ -127,6 +131,9 @@ for f in $needed; do
 		die "perf was built without $f:
 $opts"
 done
+# afl-fuzz refuses a binary without AFL++'s instrumentation, only later.
+[ "${PERF_FUZZ:-0}" = 1 ] && ! nm "$OUT/perf" | grep -q __afl_area_ptr &&
+	die "${OUT#$TOP/}/perf has no AFL++ instrumentation: was it compiled with $cc?"
 for f in $detected; do
 	grep -qx "$f=y" "$OUT/.config-detected" ||
 		die "perf was built without ${f#CONFIG_} (${OUT#$TOP/}/.config-detected)"
