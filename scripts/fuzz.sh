@@ -81,7 +81,9 @@ for t in $names; do
 		"$t" "$(stat "$s" execs_done)" "$(stat "$s" run_time)" \
 		"$(stat "$s" execs_per_sec)" "$(stat "$s" corpus_count)" \
 		"$(stat "$s" saved_crashes)" "$(stat "$s" saved_hangs)"
-	for f in "$F/$t"/default/crashes/id:* "$F/$t"/default/hangs/id:*; do
+	# A target of several commands restarts afl-fuzz for each, which
+	# moves the crashes and hangs of the one before to crashes.<time>/.
+	for f in "$F/$t"/default/crashes*/id:* "$F/$t"/default/hangs*/id:*; do
 		[ -f "$f" ] || continue
 		while read -r a; do
 			# shellcheck disable=SC2086
