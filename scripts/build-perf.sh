@@ -132,7 +132,7 @@ for f in $needed; do
 $opts"
 done
 # afl-fuzz refuses a binary without AFL++'s instrumentation, only later.
-[ "${PERF_FUZZ:-0}" = 1 ] && ! nm "$OUT/perf" | grep -q __afl_area_ptr &&
+[ "${PERF_FUZZ:-0}" = 1 ] && ! nm "$OUT/perf" | grep __afl_area_ptr >/dev/null &&
 	die "${OUT#$TOP/}/perf has no AFL++ instrumentation: was it compiled with $cc?"
 for f in $detected; do
 	grep -qx "$f=y" "$OUT/.config-detected" ||
