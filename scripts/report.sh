@@ -67,7 +67,13 @@ parse_perftest() {
 			   ! grep -qE "^ *$num(\.[0-9]+)?: .*: FAILED!\$" "$rr"; then
 				why="passed on rerun; $why"
 			fi ;;
-		*) st=skip why=${res#Skip}; why=${why# } ;;
+		*) st=skip why=${res#Skip}; why=${why# }
+			# A shell test's own reason, from its verbose rerun
+			# (scripts/guest/run.sh); perf test prints none.
+			rr=$run/perftest-rerun/$num.log
+			[ -n "$why" ] || [ ! -f "$rr" ] ||
+				why=$(sed -n 's/^Skip: //p' "$rr" | tail -1)
+			[ -n "$why" ] || why="no reason given (perftest-rerun/$num.log)" ;;
 		esac
 		emit "$st" perf-test "$name" "$why"
 	done
