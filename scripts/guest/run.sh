@@ -8,8 +8,8 @@
 #   perftest.d/N.log, .rc     perf test N: its output; exit status, seconds
 #   perftest-list, -times     the suites run, and the seconds each took
 #   perftest-timeouts         the suites that ran out of time
-#   perftest-rerun/N.log      perf test -v N, once more for each that failed
-#                             and for each skip of a test of ours
+#   perftest-rerun/N.log      perf test -v N, once more for each that failed,
+#                             and -vv for each skip of a test of ours
 #   perftest-space.txt        the guest's free space and memory after it
 #   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
 #                             scripts/tests/guest2 in a second boot)
@@ -343,14 +343,15 @@ perftest() {
 		(cd $PT && JAVA_TOOL_OPTIONS=-Xint timeout 300 perf test -v "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
 	done
 	# Each skip of a test of ours (one the baseline does not list) once
-	# more, verbose: perf test prints no reason for a shell test's skip,
-	# and report.sh takes the test's own "Skip: why" from this log.
+	# more, with -vv: perf test prints no reason for a shell test's skip,
+	# and shows its output only at -vv (7.3); report.sh takes the test's
+	# own "Skip: why" from this log.
 	sed -n 's/^ *\([0-9]*\):.*: Skip$/\1/p' $R/perftest.log | while read -r n; do
 		desc=$(awk -F'\t' -v n="$n" '$1 == n { print $2 }' $R/perftest-list)
 		[ -f "$base" ] &&
 			awk -F'\t' -v d="$desc" '$1 == "perf-test" && $2 == d { f = 1 } END { exit !f }' "$base" &&
 			continue
-		(cd $PT && timeout 300 perf test -v "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
+		(cd $PT && timeout 300 perf test -vv "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
 	done
 }
 
