@@ -332,26 +332,24 @@ perftest() {
 	# Each failed test once more, verbose, for its log: a test the
 	# baseline calls flaky may pass there (scripts/report.sh). Not the
 	# tests that fail on the base too: report.sh does not look at their
-	# rerun, and daemon operations' takes 100 s.
+	# rerun, and daemon operations' takes 100 s. And each skip of a test
+	# of ours (one the baseline does not list), with -vv: perf test
+	# prints no reason for a shell test's skip and shows its output only
+	# at -vv (7.3); report.sh takes the test's own "Skip: why" from it.
 	mkdir -p $R/perftest-rerun
 	base=$TOP/scripts/upstream-baseline-${OBJ##*/}.txt
-	sed -n 's/^ *\([0-9]*\):.*: FAILED!$/\1/p' $R/perftest.log | while read -r n; do
+	sed -n 's/^ *\([0-9]*\):.*: \(FAILED!\|Skip\)$/\1 \2/p' $R/perftest.log | while read -r n res; do
 		desc=$(awk -F'\t' -v n="$n" '$1 == n { print $2 }' $R/perftest-list)
-		[ "$mode" = check ] && [ -f "$base" ] &&
-			awk -F'\t' -v d="$desc" '$1 == "perf-test" && $2 == d && $3 == "fail" { f = 1 } END { exit !f }' "$base" &&
+		if [ "$res" = Skip ]; then
+			v=-vv known=any
+		else
+			v=-v known=fail
+			[ "$mode" = check ] || known=
+		fi
+		[ -n "$known" ] && [ -f "$base" ] &&
+			awk -F'\t' -v d="$desc" -v k="$known" '$1 == "perf-test" && $2 == d && (k == "any" || $3 == k) { f = 1 } END { exit !f }' "$base" &&
 			continue
-		(cd $PT && JAVA_TOOL_OPTIONS=-Xint timeout 300 perf test -v "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
-	done
-	# Each skip of a test of ours (one the baseline does not list) once
-	# more, with -vv: perf test prints no reason for a shell test's skip,
-	# and shows its output only at -vv (7.3); report.sh takes the test's
-	# own "Skip: why" from this log.
-	sed -n 's/^ *\([0-9]*\):.*: Skip$/\1/p' $R/perftest.log | while read -r n; do
-		desc=$(awk -F'\t' -v n="$n" '$1 == n { print $2 }' $R/perftest-list)
-		[ -f "$base" ] &&
-			awk -F'\t' -v d="$desc" '$1 == "perf-test" && $2 == d { f = 1 } END { exit !f }' "$base" &&
-			continue
-		(cd $PT && timeout 300 perf test -vv "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
+		(cd $PT && JAVA_TOOL_OPTIONS=-Xint timeout 300 perf test $v "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
 	done
 }
 
