@@ -22,8 +22,11 @@ trap cleanup EXIT
 differs=
 rm -rf $W && mkdir -p $W/btrfs $W/ovl $W/lower $W/upper $W/work || exit 1
 
-# btrfs on a loop device of a sparse file on tmpfs, the files in a subvolume
-truncate -s 256M $W/btrfs.img
+# btrfs on a loop device of a sparse file on tmpfs, the files in a subvolume.
+# Room for the copies of perf that the probe below and the perf test make,
+# 70 MB each when perf is built with ASan: btrfs gives a removed file's
+# space back only when the transaction that removed it commits.
+truncate -s 1G $W/btrfs.img
 mkfs.btrfs -q $W/btrfs.img || fail "mkfs.btrfs"
 mount -o loop $W/btrfs.img $W/btrfs || fail "cannot mount btrfs"
 btrfs -q subvolume create $W/btrfs/sub || fail "btrfs subvolume create"

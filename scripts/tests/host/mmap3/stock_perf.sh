@@ -37,6 +37,12 @@ symbols() {
 		2>/dev/null | grep -v '^#' | grep -v '^$'
 }
 
+# addresses perf cache-dir perf.data [perf report options]: each line's
+# overhead, dso and symbol address, without the symbol's name.
+addresses() {
+	symbols "$@" -v | awk '{ print $1, $2, $3 }'
+}
+
 # compare name cache-dir mmap3-file mmap2-file our-symbols-of-the-mmap3-file
 compare() {
 	if ! grep -q "prog  *\[\.\] " "$5" ; then
@@ -47,6 +53,12 @@ compare() {
 	if cmp -s "$5" "${tmpdir}/stock.txt" ; then
 		echo "$1: ${STOCK_PERF} reads the converted file with the same symbols:"
 		cat "${tmpdir}/stock.txt"
+	elif [ "$(addresses "${PERF}" "$2" "$3" ${vmlinux:+--vmlinux "${vmlinux}"})" = \
+	       "$(addresses "${STOCK_PERF}" "$2" "$4" ${vmlinux:+--vmlinux "${vmlinux}"})" ] ; then
+		# Where symbols share an address, perfs of other versions may
+		# keep other names (6.1 __sched_text_start, 7.3 __schedule).
+		echo "$1: ${STOCK_PERF} reads the converted file with the same symbols, some named as other symbols at their addresses:"
+		diff -u "$5" "${tmpdir}/stock.txt"
 	else
 		fail "$1: ${STOCK_PERF} gives other symbols for the converted file"
 		diff -u "$5" "${tmpdir}/stock.txt"
