@@ -391,10 +391,15 @@ demo() {
 }
 
 # make fuzz-seeds: small recordings of each kind that perf reads, the
-# fuzzers' starting points (scripts/fuzz.sh).
-seeds() {
-	local w=$R/seeds
-	mkdir -p $w && cd $w || return 1
+# fuzzers' starting points (scripts/fuzz.sh). They are made on the tmpfs
+# and copied to the results: 7.3 maps the ring buffer as VM_PFNMAP (6.12
+# faults its pages in), and 9p's zero-copy write() from it fails with
+# EFAULT ("failed to write perf data, error: Bad address"). None is
+# copied unless all were made.
+seeds() (
+	set -e
+	w=/tmp/seeds
+	mkdir -p $w && cd $w
 	export HOME=/tmp
 	set -- -q -e cpu-clock -c 200000 -- dd if=/dev/zero of=/dev/null bs=4k count=3000
 	perf record -o mmap3.data "$@"
@@ -409,7 +414,8 @@ seeds() {
 	python3 $OBJ/src/tools/perf/tests/shell/lib/perf_data_mmap3.py --big-endian \
 		--path /usr/bin/dd --samples 20 -o mmap3-big-endian.data
 	ls -l
-}
+	mkdir -p $R/seeds && cp *.data $R/seeds/
+)
 
 # make fuzz-kernel: trinity as nobody, on perf_event_open and the mm
 # calls, beside mmap3-stress as root, with per-CPU events too, on a tmpfs,
