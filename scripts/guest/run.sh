@@ -395,9 +395,10 @@ demo() {
 # and copied to the results: 7.3 maps the ring buffer as VM_PFNMAP (6.12
 # faults its pages in), and 9p's zero-copy write() from it fails with
 # EFAULT ("failed to write perf data, error: Bad address"). None is
-# copied unless all were made.
+# copied unless all were made; the log's last command is the one that
+# failed (perf record -q prints no error).
 seeds() (
-	set -e
+	set -ex
 	w=/tmp/seeds
 	mkdir -p $w && cd $w
 	export HOME=/tmp
