@@ -69,6 +69,8 @@
 #                  perf test: Test java symbol (jshell)      default-jdk-headless
 #                  init: ip link set lo up                   iproute2
 #                  changed-dso-fs: mkfs.btrfs, btrfs         btrfs-progs
+#                  the MMAP3 kselftests on each file         btrfs-progs e2fsprogs
+#                  system: mkfs.btrfs, mkfs.ext4, mkfs.xfs   xfsprogs
 #                  changed-dso-cases: gcc, dpkg-deb, rsync   build-essential rsync (dpkg
 #                                                            is essential)
 #
@@ -80,7 +82,7 @@ PKGS="libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils g
       libelf-dev libdw-dev libslang2-dev zlib1g-dev libzstd-dev libssl-dev libcap-dev
       ccache qemu-system-x86 linux-perf elfutils python3 python3-ply
       rsync python3-dev python3-git perl systemtap-sdt-dev iproute2 iputils-ping
-      btrfs-progs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
+      btrfs-progs e2fsprogs xfsprogs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
       binutils-dev default-jdk-headless afl++ bsdextrautils liblzma-dev libnuma-dev
       libunwind-dev libperl-dev python3-setuptools libopencsd-dev libbabeltrace-dev
       babeltrace"

@@ -210,6 +210,38 @@ static inline bool make_scratch_dir(const char *name, char *out)
 	return false;
 }
 
+/*
+ * The device numbers of the superblock that @fd's file is on, which the
+ * mmap records carry: that of the mount @fd was opened through, as
+ * /proc/self/mountinfo has it. stat() gives another device on some file
+ * systems (a btrfs subvolume's, the layer's on overlayfs); the mount's is
+ * the superblock's everywhere.
+ */
+static inline bool sb_dev(int fd, __u32 *maj, __u32 *min)
+{
+	char path[64], line[4096];
+	int mnt_id = -1, id;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (mnt_id < 0 && fgets(line, sizeof(line), f))
+		sscanf(line, "mnt_id: %d", &mnt_id);
+	fclose(f);
+
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%d %*d %u:%u", &id, maj, min) == 3 &&
+			id == mnt_id;
+	fclose(f);
+	return found;
+}
+
 /* An event and its ring buffer of RB_PAGES data pages. */
 struct ring {
 	int				fd;
