@@ -19,7 +19,7 @@ init=${RIG_INIT:-$TOP/scripts/guest/init}
 mkdir -p "$run"
 # The guest sees the host's paths: the root is shared whole.
 root="root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
-rig="rig.mode=MODE rig.top=$TOP rig.obj=$OBJ rig.kernel=$KERNEL"
+rig="rig.mode=MODE rig.top=$TOP rig.obj=$OBJ rig.kernel=$KERNEL rig.kselftest_fs=$(echo $KSELFTEST_FS | tr ' ' ,)"
 
 # Two CPUs, as two sockets: the kernel has no ACPI and finds its CPUs in
 # SeaBIOS's MP table, which lists one CPU per socket; QEMU's "-smp 2" is

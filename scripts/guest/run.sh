@@ -43,6 +43,7 @@ mkdir -p $PT && ln -sfn "$OBJ/src/tools/perf/tests" $PT/tests &&
 	ln -sfn "$P/libperf-jvmti.so" $PT/libperf-jvmti.so
 export PERF_EXEC_PATH=$PT
 cd /tmp || exit 1
+. $TOP/scripts/guest/scratch-fs.sh
 
 info() {
 	{
@@ -221,12 +222,40 @@ timed() {
 	return $rc
 }
 
+# kselftest NAME PROGRAM [TMPDIR]: run a kselftest program, its TAP in
+# kselftest/NAME.tap, its exit status in NAME.rc; with its scratch files in
+# TMPDIR when one is given.
+kselftest() {
+	(cd $T/selftests || exit
+	 [ -z "${3:-}" ] || export TMPDIR=$3
+	 timed "kselftest $1" $R/kselftest/$1.tap timeout 600 ./"$2")
+	echo $? >$R/kselftest/$1.rc
+}
+
+# The kselftests, with their files on the guest's /tmp, a tmpfs; the MMAP3
+# ones, which map files from a scratch directory in $TMPDIR, again on each
+# file system of rig.kselftest_fs (lib.sh's KSELFTEST_FS), as NAME@FS.
 kselftests() {
+	local t fs d dir fslist=
+	for arg in $(cat /proc/cmdline); do
+		case $arg in rig.kselftest_fs=*) fslist=$(echo "${arg#*=}" | tr , ' ') ;; esac
+	done
 	mkdir -p $R/kselftest
 	for t in $(cat $T/selftests.list); do
 		wanted "$t" || continue
-		(cd $T/selftests && timed "kselftest $t" $R/kselftest/$t.tap timeout 600 ./"$t")
-		echo $? >$R/kselftest/$t.rc
+		kselftest $t $t
+		case $t in mmap3*) ;; *) continue ;; esac
+		for fs in $fslist; do
+			d=/tmp/kselftest-fs
+			if dir=$(scratch_mount $fs $d 2>$R/kselftest/$t@$fs.tap); then
+				kselftest $t@$fs $t $dir
+			else
+				printf '1..1\nnot ok 1 %s # cannot make or mount %s\n' $fs $fs \
+					>>$R/kselftest/$t@$fs.tap
+				echo 1 >$R/kselftest/$t@$fs.rc
+			fi
+			scratch_umount $d
+		done
 	done
 }
 

@@ -1,40 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf's check of profiled files that changed, on the file systems where
-# stat()'s st_dev is not the device that the kernel records (the
-# superblock's): a btrfs subvolume, with its anonymous device, and
-# overlayfs. perf test "perf report warns about profiled files that
-# changed" runs with its files on each: recorded with build ids and
-# without (-B --no-buildid-mmap), untouched, then replaced. Untouched, no file at all may be
-# warned about; replaced, the file warns, in one line that names it. Where
-# the kernel records the device that stat() gives too (overlayfs on 6.12
-# reports the overlay's inode), the test runs all the same; but one of the
-# file systems must show the difference, or nothing was tested.
+# perf's check of profiled files that changed, on each file system of
+# scripts/guest/scratch-fs.sh: tmpfs, ext4, xfs, and those where stat()'s
+# st_dev is not the device that the kernel records (the superblock's): a
+# btrfs subvolume, with its anonymous device, and overlayfs. perf test
+# "perf report warns about profiled files that changed" runs with its
+# files on each: recorded with build ids and without (-B
+# --no-buildid-mmap), untouched, then replaced. Untouched, no file at all
+# may be warned about; replaced, the file warns, in one line that names
+# it. One of the file systems must show a device that differs, or the
+# case was not tested.
 
+. "$(dirname "$0")/../../guest/scratch-fs.sh"
 W=/tmp/changed-dso-fs
 fail() { echo "FAIL: $*"; exit 1; }
-cleanup() {
-	umount "$W/ovl" "$W/btrfs" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
+trap 'scratch_umount $W' EXIT
 differs=
-rm -rf $W && mkdir -p $W/btrfs $W/ovl $W/lower $W/upper $W/work || exit 1
 
-# btrfs on a loop device of a sparse file on tmpfs, the files in a subvolume.
-# Room for the copies of perf that the probe below and the perf test make,
-# 70 MB each when perf is built with ASan: btrfs gives a removed file's
-# space back only when the transaction that removed it commits.
-truncate -s 1G $W/btrfs.img
-mkfs.btrfs -q $W/btrfs.img || fail "mkfs.btrfs"
-mount -o loop $W/btrfs.img $W/btrfs || fail "cannot mount btrfs"
-btrfs -q subvolume create $W/btrfs/sub || fail "btrfs subvolume create"
-mount -t overlay -o lowerdir=$W/lower,upperdir=$W/upper,workdir=$W/work ovl $W/ovl ||
-	fail "cannot mount overlayfs"
-
-for d in $W/btrfs/sub $W/ovl; do
-	fs=$(stat -f -c %T $d)
+# Each file system of scratch-fs.sh in turn: tmpfs, a btrfs subvolume,
+# ext4, xfs and overlayfs. btrfs has room for the copies of perf that the
+# probe below and the perf test make, 70 MB each when perf is built with
+# ASan: it gives a removed file's space back only when the transaction
+# that removed it commits.
+for fs in $SCRATCH_FS; do
+	d=$(scratch_mount $fs $W) || fail "cannot make or mount $fs"
 	# The case under test: a file there stat()s with another device than
 	# the one its mapping is recorded with.
 	cp "$(command -v perf)" $d/prog
@@ -51,10 +41,12 @@ for d in $W/btrfs/sub $W/ovl; do
 	rm -f $d/prog $W/probe.data
 
 	# perf test's shell tests are in the tree run.sh made.
-	(cd "$PERF_EXEC_PATH" && MMAP3_TEST_DIR=$d perf test -v "profiled files that changed") >$W/$fs.log 2>&1
-	cat $W/$fs.log
-	grep -q "profiled files that changed *: Ok" $W/$fs.log || fail "on $fs"
+	(cd "$PERF_EXEC_PATH" && MMAP3_TEST_DIR=$d perf test -v "profiled files that changed") >/tmp/changed-dso-$fs.log 2>&1
+	cat /tmp/changed-dso-$fs.log
+	grep -q "profiled files that changed *: Ok" /tmp/changed-dso-$fs.log || fail "on $fs"
+	rm -f /tmp/changed-dso-$fs.log
+	scratch_umount $W
 done
 [ -n "$differs" ] || fail "on no file system does stat() give another device than the recorded one: nothing was tested"
 echo "stat() differs from the record on:$differs"
-echo "PASS: no false warning, and the replaced file named, on btrfs and overlayfs"
+echo "PASS: no false warning, and the replaced file named, on: $SCRATCH_FS"
