@@ -1415,6 +1415,48 @@ static __u64 attr_flags(const struct perf_event_attr *attr)
 }
 
 /*
+ * 20. The mtime is the one stat() gives after a write through a shared
+ * mapping, which updates it where the file system's page_mkwrite does, on
+ * the inode whose pages are mapped: on overlayfs the upper file's, which
+ * stat() of the overlay file reports, not the overlay inode's copy.
+ * mprotect() adding PROT_EXEC then reports the mapping.
+ */
+TEST_F(mmap3, mtime_after_shared_write)
+{
+	struct perf_event_attr attr;
+	const struct mmap3_record *m;
+	char path[PATH_MAX];
+	struct statx st;
+	char *p;
+	int fd;
+
+	fd = make_file("shared-write", path, &st);
+	p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	/* Past the granularity of the file system's clock. */
+	usleep(50000);
+	p[0] = 0x3c;
+	fstatx(fd, &st);
+
+	mmap3_attr(&attr);
+	ring_open(&self->ring[0], &attr);
+	ASSERT_EQ(0, ring_enable(&self->ring[0]));
+	ASSERT_EQ(0, mprotect(p, page_size(), PROT_READ | PROT_EXEC));
+	ASSERT_EQ(0, ring_disable(&self->ring[0]));
+	ring_read(&self->ring[0], &self->rec);
+	m = find_mmap(&self->rec, PERF_RECORD_MMAP3, (unsigned long)p);
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no PERF_RECORD_MMAP3 for the mprotect() at %p", p);
+	}
+	ASSERT_TRUE(mmap3_well_formed(_metadata, m));
+	ASSERT_EQ(MAP_SHARED, m->flags);
+	ASSERT_INODE(m, fd, &st);
+	ASSERT_STREQ(path, m->filename);
+	munmap(p, page_size());
+	close(fd);
+}
+
+/*
  * 21. attr.mmap3 is bit 63 of the attr flags word, as the ABI says, and
  * none of the bits attr.__reserved_1 holds, however many those are.
  */

@@ -426,7 +426,8 @@ TEST_F_TIMEOUT(mmap3_defer, records_side_by_side, 60)
 	}
 	ASSERT_EQ(NR_MAPS, nr_mmap3);
 	if (!nr_deferred && !nr_announced)
-		SKIP(return, "no sample's user callchain was deferred: this kernel does not defer them here (CONFIG_UNWIND_USER)");
+		SKIP(return, "no user callchain was deferred: %s",
+		     "this kernel cannot (CONFIG_UNWIND_USER)");
 	ASSERT_LT(0, nr_deferred) {
 		TH_LOG("%d samples announced a deferred callchain, none came in %d s",
 		       nr_announced, RUN_SECONDS);

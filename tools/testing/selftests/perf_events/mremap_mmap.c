@@ -222,7 +222,7 @@ TEST_F(mremap_mmap, move_dontunmap)
 	munmap(q, 2 * page_size());
 }
 
-/* A mapping that grows where it is is recorded with its new length. */
+/* A mapping grown in place is recorded with its new length. */
 TEST_F(mremap_mmap, grow_in_place)
 {
 	char *p, *r;
