@@ -5,8 +5,10 @@
 # perf record -a with MMAP3: the kernel reference relocation record is an
 # MMAP3 with the build id of the running kernel, read here from
 # /sys/kernel/notes, the records for the running processes are MMAP3 with
-# an mtime, and perf report works on the result. Needs a kernel with
-# PERF_RECORD_MMAP3 and the rights to record system wide.
+# an mtime, and perf report works on the result; and a file mapped by a
+# process before the recording and by another during it is one DSO.
+# Needs a kernel with PERF_RECORD_MMAP3 and the rights to record system
+# wide.
 
 . "$(dirname "$0")"/lib/mmap3.sh
 
@@ -78,6 +80,36 @@ if ! perf report -i "${data}" --stdio > /dev/null 2>&1 ; then
 	echo "FAIL: perf report"
 	err=1
 fi
+
+# One file, one DSO: a program without a build id, run by a process that
+# started before perf record -a, whose mapping perf synthesizes from
+# /proc/PID/maps without an inode generation, and by one started during
+# the recording, whose mapping the kernel records with the inode's: as
+# MMAP3 events, and as MMAP2 events with --no-mmap3.
+prog="${tmpdir}/nobid"
+cp "$(readlink -f "$(command -v sleep)")" "${prog}"
+if ! objcopy --remove-section .note.gnu.build-id "${prog}" 2>/dev/null ; then
+	echo "Can't remove the build id of a copy of sleep (objcopy), not checking one file, one DSO"
+	cleanup
+	exit ${err}
+fi
+for mode in --mmap3 --no-mmap3 ; do
+	"${prog}" 60 &
+	before=$!
+	if ! out=$(perf record -a ${mode} -e cpu-clock -o "${data}.one" -- "${prog}" 0.2 2>&1) ; then
+		echo "FAIL: perf record -a ${mode}: ${out}"
+		err=1
+	fi
+	kill ${before}
+	wait ${before} 2>/dev/null
+	dsos=$(perf report -i "${data}.one" --stdio -vvv 2>/dev/null | grep "^dso: nobid (")
+	if [ "$(echo "${dsos}" | grep -c .)" != 1 ] ; then
+		echo "FAIL: ${mode}: not one DSO for ${prog}, mapped before and during the recording:"
+		echo "${dsos}"
+		err=1
+	fi
+	rm -f "${data}.one"
+done
 
 cleanup
 exit ${err}
