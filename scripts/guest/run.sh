@@ -384,15 +384,19 @@ perftest() {
 
 # Our scripts run under bash, whose arithmetic wraps at 64 bits: dash
 # saturates 0xffffffff81000000 to INT64_MAX.
+# Each script has 600 s, or what a "# timeout: SECONDS" line of its own says.
 guesttests() {	# directory of scripts
+	local tmo
 	mkdir -p $R/guest $R/artifacts
 	for t in $1/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
 		wanted "$n" || continue
+		tmo=$(sed -n 's/^# timeout: \([0-9][0-9]*\)$/\1/p' "$t")
 		mkdir -p $R/artifacts/$n
 		ARTIFACTS=$R/artifacts/$n MODULES=$T/testmod SELFTESTS=$T/selftests \
-			MAINLINE_PERF=$TOP/build/7.3/perf-stock/perf timed "$n" $R/guest/$n.log timeout 600 bash "$t"
+			MAINLINE_PERF=$TOP/build/7.3/perf-stock/perf timed "$n" $R/guest/$n.log \
+			timeout ${tmo:-600} bash "$t"
 		echo $? >$R/guest/$n.rc
 	done
 }

@@ -11,6 +11,8 @@
 # may be warned about; replaced, the file warns, in one line that names
 # it. One of the file systems must show a device that differs, or the
 # case was not tested.
+#
+# timeout: 1200
 
 . "$(dirname "$0")/../../guest/scratch-fs.sh"
 W=/tmp/changed-dso-fs
