@@ -24,13 +24,7 @@ case $BASE in
 esac
 # KSELFTEST_FS: the file systems of scripts/guest/scratch-fs.sh on which
 # the guest runs the MMAP3 kselftests again, besides its /tmp (a tmpfs).
-# 6.12's and 6.1's selftests still compare the record's device with
-# stat()'s st_dev, which is not the superblock's on btrfs and overlayfs:
-# they run on tmpfs only until they compare it as 7.3's do.
-case $BASE in
-7.3) KSELFTEST_FS="btrfs ext4 xfs overlayfs" ;;
-*) KSELFTEST_FS= ;;
-esac
+KSELFTEST_FS="btrfs ext4 xfs overlayfs"
 BASE_PKG=linux-source-$BASE
 if [ -n "$BASE_SUITE" ]; then
 	BASE_TARBALL=${BASE_TARBALL:-$B/debs/$BASE_PKG.tar.xz}

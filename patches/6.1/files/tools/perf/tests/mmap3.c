@@ -450,6 +450,98 @@ out:
 	return err;
 }
 
+/* The DSO of the map at addr of thread tid of pid, with a reference */
+static struct dso *dso_at(struct machine *machine, pid_t pid, pid_t tid, u64 addr)
+{
+	struct thread *thread = machine__find_thread(machine, pid, tid);
+	struct map *map = thread ? maps__find(thread->maps, addr) : NULL;
+	struct dso *dso = map ? dso__get(map->dso) : NULL;
+
+	thread__put(thread);
+	return dso;
+}
+
+/*
+ * perf record synthesizes the mmap events of the processes that run when
+ * it starts from /proc/PID/maps, with an ino_generation of 0, as there is
+ * none there; the kernel's events for the same file have the inode's. A
+ * file without a build id mapped by a process that ran before the
+ * recording and by one started during it is one DSO, from MMAP2 events as
+ * from MMAP3 ones.
+ */
+static int test__mmap_no_generation(struct test_suite *test __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	static const char * const filename[] = {
+		"/opt/perf-test-mmap2-nobid.so", "/opt/perf-test-mmap3-nobid.so",
+	};
+	struct perf_sample sample = { .cpumode = PERF_RECORD_MISC_USER, };
+	const u64 start = 0x7f0000200000;
+	struct machines machines;
+	int err = TEST_OK;
+
+	machines__init(&machines);
+	for (int mmap3 = 0; mmap3 <= 1 && err == TEST_OK; mmap3++) {
+		struct dso *dso[2];
+
+		/*
+		 * Process TEST_PID + gen, thread TEST_TID + gen: the synthesized
+		 * record first, then the kernel's.
+		 */
+		for (int gen = 0; gen <= 1; gen++) {
+			union perf_event event;
+
+			if (mmap3) {
+				struct mmap3_desc d = {
+					.start = start, .len = 0x1000,
+					.maj = 8, .min = 3, .ino = 5150,
+					.ino_generation = gen ? 0x5eed : 0,
+					.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+					.mtime = 1700000000LL, .file_flags = PERF_MMAP3_FILE_MTIME,
+					.filename = filename[1],
+				};
+
+				mmap3__fill(&event, &d, 0);
+				event.mmap3.pid = TEST_PID + gen;
+				event.mmap3.tid = TEST_TID + gen;
+				machine__process_mmap3_event(&machines.host, &event, &sample);
+			} else {
+				memset(&event, 0, sizeof(event.mmap2));
+				event.header.type = PERF_RECORD_MMAP2;
+				event.header.misc = PERF_RECORD_MISC_USER;
+				event.header.size = PERF_ALIGN(offsetof(struct perf_record_mmap2, filename) +
+							       strlen(filename[0]) + 1, sizeof(u64));
+				event.mmap2.pid = TEST_PID + gen;
+				event.mmap2.tid = TEST_TID + gen;
+				event.mmap2.start = start;
+				event.mmap2.len = 0x1000;
+				event.mmap2.maj = 8;
+				event.mmap2.min = 3;
+				event.mmap2.ino = 5150;
+				event.mmap2.ino_generation = gen ? 0x5eed : 0;
+				event.mmap2.prot = PROT_READ | PROT_EXEC;
+				event.mmap2.flags = MAP_PRIVATE;
+				strcpy(event.mmap2.filename, filename[0]);
+				machine__process_mmap2_event(&machines.host, &event, &sample);
+			}
+			dso[gen] = dso_at(&machines.host, TEST_PID + gen, TEST_TID + gen, start);
+		}
+		if (!dso[0] || !dso[1]) {
+			pr_debug("no map for the MMAP%d events\n", mmap3 ? 3 : 2);
+			err = TEST_FAIL;
+		} else if (dso[0] != dso[1]) {
+			pr_debug("MMAP%d: two DSOs for %s, one per generation\n",
+				 mmap3 ? 3 : 2, filename[mmap3]);
+			err = TEST_FAIL;
+		}
+		dso__put(dso[0]);
+		dso__put(dso[1]);
+	}
+	machine__delete_threads(&machines.host);
+	machines__exit(&machines);
+	return err;
+}
+
 /* The kinds of malformed records perf_event__check_mmap3() catches */
 enum mmap3_bad {
 	MMAP3_BAD_SHORT,		/* header.size doesn't even cover the fixed part */
@@ -1140,6 +1232,8 @@ static struct test_case tests__mmap3[] = {
 	TEST_CASE("MMAP3 DSO identity against the file on disk", mmap3_file_changed),
 	TEST_CASE("MMAP3 mtime validity and saturation", mmap3_mtime),
 	TEST_CASE("MMAP2 with a build id: no inode identity", mmap2_build_id),
+	TEST_CASE("DSO identity: a synthesized record's generation of 0 is none",
+		  mmap_no_generation),
 	TEST_CASE("DSO identity: sorted in a total order, each DSO found", dso_id_order),
 	{ .name = NULL, }
 };
