@@ -24,12 +24,17 @@ if [ "$(cat "$KBUILD/.config.frags" 2>/dev/null)" != "$sum" ] || [ ! -f "$KBUILD
 	kmake -s tinyconfig >/dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" "$KBUILD/.config" $FRAGS >"$KBUILD/merge.log" 2>&1
 	kmake -s olddefconfig >/dev/null
-	# merge_config.sh only warns; an option of ours that did not stick is an error.
+	# merge_config.sh only warns; an option of ours that did not stick is
+	# an error, one we leave out that another selects too.
 	for f in $FRAGS; do
 		[ "${f##*/}" = kvm_guest.config ] && continue
 		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while read -r l; do
 			grep -qxF "$l" "$KBUILD/.config" ||
 				die "${f##*/}: $l did not stick (a dependency is missing; see ${KBUILD#$TOP/}/merge.log)"
+		done
+		sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' "$f" | while read -r o; do
+			! grep -q "^$o=" "$KBUILD/.config" ||
+				die "${f##*/}: $o is set all the same (something selects it; see ${KBUILD#$TOP/}/.config)"
 		done
 	done
 	echo "$sum" >"$KBUILD/.config.frags"

@@ -45,16 +45,6 @@ export PERF_EXEC_PATH=$PT
 cd /tmp || exit 1
 . $TOP/scripts/guest/scratch-fs.sh
 
-# Keep the static key perf_sched_events on for the whole run: a per-task
-# event turns it on when it is the first, and off a second after the last
-# one goes, so that every perf command patches __schedule() while the
-# other vCPU may be running it. TCG does not always see that text_poke_bp()
-# patch right: "Oops: int3" in __schedule(), under perf_event_alloc(), as
-# with ftrace's live patching (kernel/configs/perf_test.config). A dummy
-# event on a process that sleeps through the run holds the key.
-sleep 1000000 &
-perf stat -e dummy -p $! >/dev/null 2>&1 &
-
 info() {
 	{
 		uname -a
