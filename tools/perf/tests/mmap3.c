@@ -546,7 +546,7 @@ static int test__mmap_no_generation(struct test_suite *test __maybe_unused,
 		if (!dso[0] || !dso[1]) {
 			pr_debug("no map for the MMAP%d events\n", mmap3 ? 3 : 2);
 			err = TEST_FAIL;
-		} else if (dso[0] != dso[1]) {
+		} else if (!RC_CHK_EQUAL(dso[0], dso[1])) {
 			pr_debug("MMAP%d: two DSOs for %s, one per generation\n",
 				 mmap3 ? 3 : 2, filename[mmap3]);
 			err = TEST_FAIL;
