@@ -11,10 +11,15 @@ export KERNEL TESTS BASE
 
 .PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock perf-mainline tests build check demo \
 	check-all shell bench fuzz fuzz-kernel fuzz-seeds upstream baseline export reset-tree mbox \
-	series-check fresh-check clean
+	series-check fresh-check figures clean
 
+# The targets table of README.md, one line each.
 help:
-	@sed -n '/^## Make targets/,/^## Layout/{/^    /p}' README.md
+	@sed -n '/^## Make targets/,/^## Layout/s/^| `\(make [^`]*\)` | \(.*\) |$$/\1\t\2/p' README.md | expand -t 20
+
+# FIGURES.md: the latest measured runs under build/, per base.
+figures:
+	@$(S)/figures.sh
 
 deps:
 	@$(S)/deps.sh
@@ -26,10 +31,10 @@ reset-tree: deps
 	@$(S)/tree.sh --reset
 
 kernel: tree
-	@$(S)/build-kernel.sh
+	@$(S)/timed.sh kernel-$(KERNEL) $(S)/build-kernel.sh
 
 perf: tree
-	@$(S)/build-perf.sh
+	@$(S)/timed.sh perf $(S)/build-perf.sh
 
 perf-san: tree
 	@PERF_SAN=1 $(S)/build-perf.sh
