@@ -10,7 +10,8 @@
 #
 # A new file that is the same on every base that has it is kept once, at its
 # in-tree path, which the default base (the first of BASES) owns. A base whose
-# copy differs keeps it in patches/BASE/files/ (lib.sh's new_file).
+# copy differs keeps it in patches/BASE/files/ (lib.sh's new_file); where two
+# bases' own copies are the same, one is a symbolic link to the other's.
 . "$(dirname "$0")/lib.sh"
 
 cd "$SRC" || die "no ${SRC#$TOP/}; run make tree"
@@ -74,10 +75,45 @@ used_by() {
 }
 default=${BASES%% *}
 
+# same A B: the same content and the same executable bit.
+same() {
+	cmp -s "$1" "$2" || return 1
+	if [ -x "$1" ]; then [ -x "$2" ]; else [ ! -x "$2" ]; fi
+}
+# drop_own B F: base B no longer keeps its own copy of F. A base whose copy
+# is a link to it gets the content as its own.
+drop_own() {
+	local d=$TOP/patches/$1/files/$2 o l
+	[ -e "$d" ] || [ -L "$d" ] || return 0
+	for o in $BASES; do
+		l=$TOP/patches/$o/files/$2
+		if [ "$o" != "$1" ] && [ -L "$l" ] && [ "$(realpath "$l")" = "$(realpath "$d")" ]; then
+			cp -p --remove-destination "$d" "$l"
+		fi
+	done
+	rm -f "$d"
+}
+# put_own B F FILE: base B keeps FILE as its own copy of F, as a link to
+# another base's own copy when that is the same.
+put_own() {
+	local d=$TOP/patches/$1/files/$2 o c
+	[ -e "$d" ] && same "$d" "$3" && return
+	drop_own "$1" "$2"
+	mkdir -p "$(dirname "$d")"
+	for o in $BASES; do
+		c=$TOP/patches/$o/files/$2
+		if [ "$o" != "$1" ] && [ -f "$c" ] && [ ! -L "$c" ] && same "$c" "$3"; then
+			ln -s "$(realpath --relative-to="$(dirname "$d")" "$c")" "$d"
+			return
+		fi
+	done
+	cp -p "$3" "$d"
+}
+
 # Remove new files the series no longer creates.
 for f in $(awk '!/^#/ { print $1 }' "$P/new-files" 2>/dev/null); do
 	grep -qxF "$f" <<<"$newfiles" && continue
-	rm -f "$P/files/$f"
+	drop_own "$BASE" "$f"
 	[ -n "$(used_by "$f")" ] || rm -f "$TOP/$f"
 done
 for f in $newfiles; do
@@ -87,26 +123,24 @@ for f in $newfiles; do
 	if [ "$BASE" = "$default" ] || [ ! -e "$top" ] || [ -z "$(used_by "$f")" ]; then
 		# This base owns the in-tree copy. Another base that took the
 		# old one from there and differs now keeps its own.
-		if [ -e "$top" ] && ! cmp -s "$top" "$tmp/new"; then
+		if [ -e "$top" ] && ! same "$top" "$tmp/new"; then
 			for b in $(used_by "$f"); do
-				mkdir -p "$(dirname "$TOP/patches/$b/files/$f")"
-				cp -p "$top" "$TOP/patches/$b/files/$f"
+				put_own "$b" "$f" "$top"
 			done
 		fi
 		mkdir -p "$(dirname "$top")"
 		cp -p "$tmp/new" "$top"
-		rm -f "$P/files/$f"
+		drop_own "$BASE" "$f"
 		# A base whose own copy is now the same shares this one.
 		for b in $BASES; do
-			if [ -e "$TOP/patches/$b/files/$f" ] && cmp -s "$TOP/patches/$b/files/$f" "$top"; then
-				rm "$TOP/patches/$b/files/$f"
+			if [ -e "$TOP/patches/$b/files/$f" ] && same "$TOP/patches/$b/files/$f" "$top"; then
+				drop_own "$b" "$f"
 			fi
 		done
-	elif cmp -s "$top" "$tmp/new"; then
-		rm -f "$P/files/$f"
+	elif same "$top" "$tmp/new"; then
+		drop_own "$BASE" "$f"
 	else
-		mkdir -p "$(dirname "$P/files/$f")"
-		cp -p "$tmp/new" "$P/files/$f"
+		put_own "$BASE" "$f" "$tmp/new"
 	fi
 done
 find "$TOP/patches" -depth -type d -path '*/files*' -empty -delete
