@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keep the files a recording maps executable in the build-id cache while
+ * the build that ran can still be read.
+ *
+ * perf record adds the files it profiled to the build-id cache when it
+ * ends, from their paths. By then a package upgrade may have replaced a
+ * file that a process ran: the path holds another build, and the one that
+ * ran is gone. A side band thread sees each mmap record as the kernel
+ * writes it, while the process that mapped the file is still running, and
+ * copies the file then: from /proc/PID/map_files/START-END, which opens
+ * the mapped file itself even after it was replaced or deleted, where perf
+ * may open it (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), or else from its
+ * path, when the file there has the build id of the record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/perf_event.h>
+#include <linux/zalloc.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/threadmap.h>
+
+#include "build-id.h"
+#include "debug.h"
+#include "event.h"
+#include "evlist.h"
+#include "keep-mapped.h"
+#include "perf_api_probe.h"
+#include "strlist.h"
+
+static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 len,
+			      const char *filename, const char *sbuild_id)
+{
+	char path[PATH_MAX], src[64], found[SBUILD_ID_SIZE];
+	struct stat st;
+	int fd;
+
+	/* The mapped file itself, if it may be opened and is still mapped */
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, start, start + len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(filename, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_debug("keep-mapped: %s is gone: %m\n", filename);
+		km->changed++;
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		km->failed++;
+		goto out_close;
+	}
+	if ((u64)st.st_size > km->max_size) {
+		pr_debug("keep-mapped: %s has %" PRIu64 " bytes, more than record.keep-mapped-max-size\n",
+			 filename, (u64)st.st_size);
+		km->too_large++;
+		goto out_close;
+	}
+
+	/* The path may hold another build by now; map_files never does */
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	if (filename__snprintf_build_id(src, found, sizeof(found)) <= 0 ||
+	    strcmp(found, sbuild_id)) {
+		pr_debug("keep-mapped: %s no longer has build id %s\n", filename, sbuild_id);
+		km->changed++;
+		goto out_close;
+	}
+
+	if (build_id_cache__add(sbuild_id, src, src, /*nsi=*/NULL, /*is_kallsyms=*/false,
+				/*is_vdso=*/false, /*proper_name=*/filename, /*root_dir=*/NULL)) {
+		pr_debug("keep-mapped: could not add %s to the build-id cache\n", filename);
+		km->failed++;
+	} else {
+		pr_debug2("keep-mapped: kept %s with build id %s\n", filename, sbuild_id);
+		km->kept++;
+	}
+out_close:
+	close(fd);
+}
+
+static int keep_mapped__sb_cb(union perf_event *event, void *data)
+{
+	struct keep_mapped *km = data;
+	char sbuild_id[SBUILD_ID_SIZE], msg[128];
+	struct build_id bid;
+	const char *filename;
+	u64 start, len;
+	u32 pid, prot;
+
+	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return 0;
+
+	switch (event->header.type) {
+	case PERF_RECORD_MMAP2:
+		filename = event->mmap2.filename;
+		pid = event->mmap2.pid;
+		start = event->mmap2.start;
+		len = event->mmap2.len;
+		prot = event->mmap2.prot;
+		if (event->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+			build_id__init(&bid, event->mmap2.build_id, event->mmap2.build_id_size);
+		else
+			build_id__init(&bid, NULL, 0);
+		break;
+	case PERF_RECORD_MMAP3:
+		if (perf_event__check_mmap3(event, evlist__id_hdr_size(km->evlist),
+					    /*needs_swap=*/false, msg, sizeof(msg))) {
+			pr_debug("keep-mapped: a malformed PERF_RECORD_MMAP3: %s\n", msg);
+			return 0;
+		}
+		filename = perf_record_mmap3__filename(&event->mmap3);
+		pid = event->mmap3.pid;
+		start = event->mmap3.start;
+		len = event->mmap3.len;
+		prot = event->mmap3.prot;
+		build_id__init(&bid, event->mmap3.build_id, event->mmap3.build_id_size);
+		break;
+	default:
+		return 0;
+	}
+
+	if (!(prot & PROT_EXEC) || filename[0] != '/')
+		return 0;
+
+	if (!build_id__is_defined(&bid)) {
+		km->no_build_id++;
+		return 0;
+	}
+
+	build_id__snprintf(&bid, sbuild_id, sizeof(sbuild_id));
+	if (strlist__has_entry(km->seen, sbuild_id))
+		return 0;
+	strlist__add(km->seen, sbuild_id);
+
+	if (build_id_cache__cached(sbuild_id)) {
+		km->cached++;
+		return 0;
+	}
+	keep_mapped__copy(km, pid, start, len, filename, sbuild_id);
+	return 0;
+}
+
+/*
+ * Follow the mappings of what evlist records, on its CPUs and threads, with
+ * inherit as it has it, in a side band thread of their own: copying a file
+ * takes time that the BPF side band thread's events should not wait for.
+ */
+int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inherit)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_DUMMY,
+		.size		= sizeof(attr),
+		.sample_id_all	= 1,
+		.watermark	= 1,
+		.exclude_kernel	= 1,
+		.exclude_hv	= 1,
+		.mmap		= 1,
+		.mmap2		= 1,
+		.inherit	= inherit,
+	};
+
+	attr.wakeup_watermark = 1;
+	if (!perf_can_record_build_id()) {
+		pr_debug("keep-mapped: the kernel can't put build ids in mmap records\n");
+		return -1;
+	}
+	attr.build_id = 1;
+	/* MMAP3 for the identity next to the build id, where there is one */
+	if (!perf_probe_record_mmap3())
+		attr.mmap3 = 1;
+
+	km->seen = strlist__new(NULL, NULL);
+	km->evlist = evlist__new();
+	if (!km->seen || !km->evlist)
+		goto out_err;
+	if (evlist__add_sb_event(km->evlist, &attr, keep_mapped__sb_cb, km))
+		goto out_err;
+	perf_evlist__set_maps(evlist__core(km->evlist), evlist__core(evlist)->user_requested_cpus,
+			      evlist__core(evlist)->threads);
+	if (evlist__start_sb_thread_maps(km->evlist)) {
+		/* That put the evlist */
+		km->evlist = NULL;
+		goto out_err;
+	}
+	return 0;
+
+out_err:
+	evlist__put(km->evlist);
+	km->evlist = NULL;
+	strlist__delete(km->seen);
+	km->seen = NULL;
+	return -1;
+}
+
+void keep_mapped__stop(struct keep_mapped *km)
+{
+	if (!km->evlist)
+		return;
+	evlist__stop_sb_thread(km->evlist);
+	km->evlist = NULL;
+	strlist__delete(km->seen);
+	km->seen = NULL;
+}
+
+void keep_mapped__fprintf_summary(const struct keep_mapped *km, FILE *fp)
+{
+	u64 missed = km->too_large + km->changed + km->failed;
+	const char *sep = "";
+
+	pr_debug("keep-mapped: %" PRIu64 " files copied into the build-id cache, %" PRIu64
+		 " there already, %" PRIu64 " mappings without a build id\n",
+		 km->kept, km->cached, km->no_build_id);
+	if (!missed)
+		return;
+	fprintf(fp, "[ perf record: %" PRIu64 " mapped file%s not kept in the build-id cache: ",
+		missed, missed > 1 ? "s" : "");
+	if (km->changed) {
+		fprintf(fp, "%" PRIu64 " gone or replaced before being read", km->changed);
+		sep = ", ";
+	}
+	if (km->too_large) {
+		fprintf(fp, "%s%" PRIu64 " larger than record.keep-mapped-max-size", sep, km->too_large);
+		sep = ", ";
+	}
+	if (km->failed)
+		fprintf(fp, "%s%" PRIu64 " could not be copied (-v says why)", sep, km->failed);
+	fprintf(fp, " ]\n");
+}
