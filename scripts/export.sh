@@ -15,6 +15,10 @@
 . "$(dirname "$0")/lib.sh"
 
 cd "$SRC" || die "no ${SRC#$TOP/}; run make tree"
+# An edit to patches/BASE/ made after the tree (a pull, or by hand) would
+# be overwritten by the tree's version: tree.sh takes it into the tree
+# first, or stops when the tree has work of its own too.
+"$TOP/scripts/tree.sh" || exit 1
 [ -z "$(git status --porcelain -uno)" ] ||
 	die "${SRC#$TOP/} has uncommitted edits; commit them there first"
 

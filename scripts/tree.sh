@@ -101,7 +101,8 @@ elif [ "$(sed -n 1p "$STAMP" 2>/dev/null)" = "$want" ]; then
 fi
 if unexported_work; then
 	die "${SRC#$TOP/} has commits or edits that are not in patches/$BASE/, and patches/$BASE/ changed too.
-  Export them first (make export), or discard them (make reset-tree)."
+  Take the change to patches/$BASE/ into the tree by hand (git am, or an edit
+  there) and make export, or discard the tree's work (make reset-tree)."
 fi
 apply_series
 printf '%s\n%s\n' "$want" "$(git -C "$SRC" rev-parse HEAD)" >"$STAMP"
