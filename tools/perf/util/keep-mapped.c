@@ -95,6 +95,11 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 	u64 start, len;
 	u32 pid, prot;
 
+	/* The thread was too slow: the mappings of those records are not seen */
+	if (event->header.type == PERF_RECORD_LOST) {
+		km->lost += event->lost.lost;
+		return 0;
+	}
 	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
 		return 0;
 
@@ -215,6 +220,11 @@ void keep_mapped__fprintf_summary(const struct keep_mapped *km, FILE *fp)
 {
 	u64 missed = km->too_large + km->changed + km->failed;
 	const char *sep = "";
+
+	if (km->lost)
+		fprintf(fp, "[ perf record: the keep-mapped thread lost %" PRIu64
+			" mmap records: the files they mapped may not be in the build-id cache ]\n",
+			km->lost);
 
 	pr_debug("keep-mapped: %" PRIu64 " files copied into the build-id cache, %" PRIu64
 		 " there already, %" PRIu64 " mappings without a build id\n",

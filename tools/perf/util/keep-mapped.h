@@ -24,6 +24,7 @@ struct keep_mapped {
 	u64		too_large;	/* larger than max_size */
 	u64		changed;	/* gone or replaced before they were read */
 	u64		failed;		/* could not be copied */
+	u64		lost;		/* mmap records the thread lost */
 };
 
 int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inherit);
