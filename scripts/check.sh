@@ -151,6 +151,11 @@ bench)
 			row("MMAP2 with build ids (default since 6.17)", "mmap2-buildid"); printf "\n"
 			row("MMAP3 with build ids (ours)", "mmap3")
 			printf "   %.1fx shorter than the build-id pass, %.2fx MMAP2 with build ids\n", m ? u / m : 0, b ? m / b : 0
+			if ("mmap3-nokeep" in v) {
+				k = med(v["mmap3-nokeep"])
+				row("MMAP3 with build ids, --no-keep-mapped", "mmap3-nokeep")
+				printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
+			}
 			if (perm != "")
 				printf "  written after the workload ended (median MB): MMAP2 %.1f, MMAP3 %.1f; %.1f ms per MB (IQR %.0f%%)\n", med(after["mmap2-buildid"]), med(after["mmap3"]), med(perm), iqr(perm)
 			r3 = med(v["report-mmap3"]); r2 = med(v["report-mmap2"])
@@ -163,6 +168,11 @@ bench)
 			row("MMAP2 with build ids (--no-mmap3 --buildid-mmap)", "synth-mmap2-buildid"); printf "\n"
 			row("MMAP3 with build ids (--mmap3 --buildid-mmap)", "synth-mmap3")
 			printf "   %.3fx MMAP2 with build ids\n", b ? m / b : 0
+			if ("synth-mmap3-nokeep" in v) {
+				k = med(v["synth-mmap3-nokeep"])
+				row("MMAP3 with build ids, --no-keep-mapped", "synth-mmap3-nokeep")
+				printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
+			}
 		}
 	}' "$run/record-cost.log" "$run/synth-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
 	# The census of build ids: its first line is "census RECORDS WITHOUT".

@@ -93,13 +93,15 @@ record_cost() {
 	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	echo "# round case exit_to_exit_ns size_bytes workload_ns size_at_exit_bytes"
 	for i in 1 2 3 4 5; do
-		for o in upstream mmap2-buildid mmap3; do
+		for o in upstream mmap2-buildid mmap3 ${nokeep:+mmap3-nokeep}; do
 			case $o in
-			upstream) set -- --no-mmap3 --no-buildid-mmap ;;
+			upstream) set -- --no-mmap3 --no-buildid-mmap $nokeep ;;
 			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
 			mmap3) set -- --buildid-mmap ;;
+			mmap3-nokeep) set -- --buildid-mmap $nokeep ;;
 			esac
-			rm -f start end endsize $o.data
+			# Each from an empty build-id cache, that perf record fills
+			rm -rf start end endsize $o.data $w/.debug
 			DATA=$o.data HOME=$w perf record -q -a -g -e page-faults -c 1 "$@" -o $o.data -- sh work.sh 2>>record.err
 			t1=$(now)
 			sz=$(wc -c <$o.data)
@@ -142,13 +144,15 @@ synth_cost() {
 	echo "# round case start_to_exit_ns mmap_records"
 	for i in 1 2 3 4 5 6 7; do
 		# Each case goes first in every other round.
-		order="mmap2-buildid mmap3"
-		[ $((i % 2)) = 0 ] && order="mmap3 mmap2-buildid"
+		order="mmap2-buildid mmap3 ${nokeep:+mmap3-nokeep}"
+		[ $((i % 2)) = 0 ] && order="${nokeep:+mmap3-nokeep} mmap3 mmap2-buildid"
 		for o in $order; do
 			case $o in
 			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
 			mmap3) set -- --mmap3 --buildid-mmap ;;
+			mmap3-nokeep) set -- --mmap3 --buildid-mmap $nokeep ;;
 			esac
+			rm -rf $w/.debug
 			t0=$(now)
 			HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- true 2>>synth.err
 			t1=$(now)
@@ -506,6 +510,11 @@ upstream) info; kselftests; perftest ;;
 demo) info; demo >$R/demo.log 2>&1 ;;
 bench)
 	info
+	# perf record's option that turns off keeping each mapped file in the
+	# build-id cache as it is mapped, where perf has it: the cases without
+	# it are upstream's behaviour.
+	nokeep=
+	perf record -h 2>&1 | grep -q keep-mapped && nokeep=--no-keep-mapped
 	wanted mmap3_bench && timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
 	wanted record_cost && timed record_cost $R/record-cost.log record_cost
 	wanted synth_cost && timed synth_cost $R/synth-cost.log synth_cost
