@@ -12,6 +12,11 @@
  * the mapped file itself even after it was replaced or deleted, where perf
  * may open it (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), or else from its
  * path, when the file there has the build id of the record.
+ *
+ * A file without a build id is kept under the identity of its
+ * PERF_RECORD_MMAP3, see dso_id__cache_key(), and taken from its path only
+ * when the file there has the recorded inode and mtime. MMAP2 records have
+ * no mtime: without MMAP3 such a file is not kept, and that is said.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,16 +35,41 @@
 
 #include "build-id.h"
 #include "debug.h"
+#include "dso.h"
 #include "event.h"
 #include "evlist.h"
 #include "keep-mapped.h"
 #include "perf_api_probe.h"
 #include "strlist.h"
+#include "time-utils.h"
+
+/*
+ * Is the file open at src the one that the record of id maps? With a build
+ * id, it has it: the path may hold another build by now, map_files never
+ * does. Without one, a file opened from the path has the recorded inode
+ * number and mtime (the recorded device is the superblock's, that stat()
+ * doesn't give on btrfs and overlayfs), and map_files opens the mapped
+ * file itself.
+ */
+static bool keep_mapped__is_recorded(const char *src, const struct stat *st,
+				     const struct dso_id *id, bool mapped)
+{
+	char found[SBUILD_ID_SIZE], sbuild_id[SBUILD_ID_SIZE];
+
+	if (build_id__is_defined(&id->build_id)) {
+		build_id__snprintf(&id->build_id, sbuild_id, sizeof(sbuild_id));
+		return filename__snprintf_build_id(src, found, sizeof(found)) > 0 &&
+		       !strcmp(found, sbuild_id);
+	}
+	return mapped || (st->st_ino == id->ino &&
+			  timespec__to_ns(&st->st_mtim, /*saturated=*/NULL) == id->mtime);
+}
 
 static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 len,
-			      const char *filename, const char *sbuild_id)
+			      const char *filename, const char *key, const struct dso_id *id)
 {
-	char path[PATH_MAX], src[64], found[SBUILD_ID_SIZE];
+	char path[PATH_MAX], src[64];
+	bool mapped = true;
 	struct stat st;
 	int fd;
 
@@ -47,8 +77,10 @@ static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 le
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, start, start + len);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fd = open(filename, O_RDONLY | O_CLOEXEC);
+		mapped = false;
+	}
 	if (fd < 0) {
 		pr_debug("keep-mapped: %s is gone: %m\n", filename);
 		km->changed++;
@@ -65,21 +97,19 @@ static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 le
 		goto out_close;
 	}
 
-	/* The path may hold another build by now; map_files never does */
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-	if (filename__snprintf_build_id(src, found, sizeof(found)) <= 0 ||
-	    strcmp(found, sbuild_id)) {
-		pr_debug("keep-mapped: %s no longer has build id %s\n", filename, sbuild_id);
+	if (!keep_mapped__is_recorded(src, &st, id, mapped)) {
+		pr_debug("keep-mapped: %s is not the mapped file anymore\n", filename);
 		km->changed++;
 		goto out_close;
 	}
 
-	if (build_id_cache__add(sbuild_id, src, src, /*nsi=*/NULL, /*is_kallsyms=*/false,
+	if (build_id_cache__add(key, src, src, /*nsi=*/NULL, /*is_kallsyms=*/false,
 				/*is_vdso=*/false, /*proper_name=*/filename, /*root_dir=*/NULL)) {
 		pr_debug("keep-mapped: could not add %s to the build-id cache\n", filename);
 		km->failed++;
 	} else {
-		pr_debug2("keep-mapped: kept %s with build id %s\n", filename, sbuild_id);
+		pr_debug2("keep-mapped: kept %s as %s\n", filename, key);
 		km->kept++;
 	}
 out_close:
@@ -89,8 +119,8 @@ out_close:
 static int keep_mapped__sb_cb(union perf_event *event, void *data)
 {
 	struct keep_mapped *km = data;
-	char sbuild_id[SBUILD_ID_SIZE], msg[128];
-	struct build_id bid;
+	struct dso_id id = dso_id_empty;
+	char key[SBUILD_ID_SIZE], msg[128];
 	const char *filename;
 	u64 start, len;
 	u32 pid, prot;
@@ -110,10 +140,10 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 		start = event->mmap2.start;
 		len = event->mmap2.len;
 		prot = event->mmap2.prot;
+		/* Without a build id, the inode identity has no mtime */
 		if (event->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-			build_id__init(&bid, event->mmap2.build_id, event->mmap2.build_id_size);
-		else
-			build_id__init(&bid, NULL, 0);
+			build_id__init(&id.build_id, event->mmap2.build_id,
+				       event->mmap2.build_id_size);
 		break;
 	case PERF_RECORD_MMAP3:
 		if (perf_event__check_mmap3(event, evlist__id_hdr_size(km->evlist),
@@ -126,7 +156,7 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 		start = event->mmap3.start;
 		len = event->mmap3.len;
 		prot = event->mmap3.prot;
-		build_id__init(&bid, event->mmap3.build_id, event->mmap3.build_id_size);
+		dso_id__init_mmap3(&id, &event->mmap3);
 		break;
 	default:
 		return 0;
@@ -135,21 +165,27 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 	if (!(prot & PROT_EXEC) || filename[0] != '/')
 		return 0;
 
-	if (!build_id__is_defined(&bid)) {
-		km->no_build_id++;
+	/* The build id or, for a file without one, the identity it is kept by */
+	if (build_id__is_defined(&id.build_id)) {
+		build_id__snprintf(&id.build_id, key, sizeof(key));
+	} else if (!dso_id__cache_key(&id, key, sizeof(key))) {
+		/* Once a path: seen has keys in hex and paths from the root */
+		if (!strlist__has_entry(km->seen, filename)) {
+			strlist__add(km->seen, filename);
+			km->no_key++;
+		}
 		return 0;
 	}
 
-	build_id__snprintf(&bid, sbuild_id, sizeof(sbuild_id));
-	if (strlist__has_entry(km->seen, sbuild_id))
+	if (strlist__has_entry(km->seen, key))
 		return 0;
-	strlist__add(km->seen, sbuild_id);
+	strlist__add(km->seen, key);
 
-	if (build_id_cache__cached(sbuild_id)) {
+	if (build_id_cache__cached(key)) {
 		km->cached++;
 		return 0;
 	}
-	keep_mapped__copy(km, pid, start, len, filename, sbuild_id);
+	keep_mapped__copy(km, pid, start, len, filename, key, &id);
 	return 0;
 }
 
@@ -218,7 +254,7 @@ void keep_mapped__stop(struct keep_mapped *km)
 
 void keep_mapped__fprintf_summary(const struct keep_mapped *km, FILE *fp)
 {
-	u64 missed = km->too_large + km->changed + km->failed;
+	u64 missed = km->no_key + km->too_large + km->changed + km->failed;
 	const char *sep = "";
 
 	if (km->lost)
@@ -227,14 +263,18 @@ void keep_mapped__fprintf_summary(const struct keep_mapped *km, FILE *fp)
 			km->lost);
 
 	pr_debug("keep-mapped: %" PRIu64 " files copied into the build-id cache, %" PRIu64
-		 " there already, %" PRIu64 " mappings without a build id\n",
-		 km->kept, km->cached, km->no_build_id);
+		 " there already\n", km->kept, km->cached);
 	if (!missed)
 		return;
 	fprintf(fp, "[ perf record: %" PRIu64 " mapped file%s not kept in the build-id cache: ",
 		missed, missed > 1 ? "s" : "");
+	if (km->no_key) {
+		fprintf(fp, "%" PRIu64 " without a build id, nor the mtime of PERF_RECORD_MMAP3 to tell them by",
+			km->no_key);
+		sep = ", ";
+	}
 	if (km->changed) {
-		fprintf(fp, "%" PRIu64 " gone or replaced before being read", km->changed);
+		fprintf(fp, "%s%" PRIu64 " gone or replaced before being read", sep, km->changed);
 		sep = ", ";
 	}
 	if (km->too_large) {

@@ -16,11 +16,11 @@ struct strlist;
  */
 struct keep_mapped {
 	struct evlist	*evlist;	/* the side band events */
-	struct strlist	*seen;		/* build ids already looked at */
+	struct strlist	*seen;		/* build ids and keys already looked at */
 	u64		max_size;	/* larger files are not copied */
 	u64		kept;		/* copied into the cache */
 	u64		cached;		/* the cache had them already */
-	u64		no_build_id;	/* no build id to keep them by */
+	u64		no_key;		/* no build id, nor the identity of MMAP3 */
 	u64		too_large;	/* larger than max_size */
 	u64		changed;	/* gone or replaced before they were read */
 	u64		failed;		/* could not be copied */

@@ -11,7 +11,8 @@
 #    from the copy and doesn't warn;
 #  - with PERF_RECORD_MMAP3 and no build ids (-B --no-buildid-mmap):
 #    untouched, no warning;
-#    touched only, or replaced: warns.
+#    touched only, or replaced: warns, and doesn't resolve against it,
+#    as nothing tells which build it is.
 # The warnings, one line a file and one hint after them, must say what
 # differs: the build id of the replaced file, the mtime of the touched one
 # (in UTC at -v), and its device only when the recorded one is not
@@ -164,6 +165,10 @@ elif [ ${support} = 0 ] ; then
 		cat "${tmpdir}/nobuildid.err"
 		err=1
 	fi
+	if resolved "${tmpdir}/out" ; then
+		echo "FAIL: MMAP3, touched file: resolved symbols against it without a build id"
+		err=1
+	fi
 	# -v says the mtime in UTC, whatever TZ says
 	if ! TZ=JST-9 perf --buildid-dir "${tmpdir}/nocache" report -v -i "${tmpdir}/nobuildid.data" \
 			--stdio 2>&1 > /dev/null |
@@ -179,6 +184,10 @@ elif [ ${support} = 0 ] ; then
 	   ! grep -q "${warning} (differs: [a-z, ]*inode" "${tmpdir}/nobuildid.err" ; then
 		echo "FAIL: MMAP3, replaced file: not one warning, that names it and its inode"
 		cat "${tmpdir}/nobuildid.err"
+		err=1
+	fi
+	if resolved "${tmpdir}/out" ; then
+		echo "FAIL: MMAP3, replaced file: resolved symbols against another build"
 		err=1
 	fi
 else
