@@ -159,10 +159,20 @@ record() {
 		replace="cp ${new} ${lib}.new && mv ${lib}.new ${lib}"
 		;;
 	esac
+	# With --keep-mapped, the replacement waits (up to 30 s) for the copy
+	# in the cache: on a loaded machine the side band thread can be more
+	# than the old process's 2 seconds behind, and a file that is gone
+	# before it is read is said not kept, rightly.
+	settle=
+	case " $* " in
+	*" --no-keep-mapped "*) ;;
+	*)	settle="i=0; while [ -z \"\$(ls \"${tmpdir}/${name}.cache${path}\" 2>/dev/null)\" ] && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done" ;;
+	esac
 	cat > "${tmpdir}/workload" <<EOF
 ${run} &
 echo \$! > "${tmpdir}/${name}.pid"
 sleep 1
+${settle}
 ${replace} > /dev/null 2>&1
 ${rerun} > /dev/null 2>&1
 wait
