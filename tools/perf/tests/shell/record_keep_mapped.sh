@@ -290,12 +290,15 @@ fi
 # A program without a build id that ran before the recording started: its
 # synthesized record is not seen as it is written, the file is kept at the
 # end of the recording, as it is still the one mapped.
+# perf record -p ends when the process does, 6 s after it started: time
+# for perf to start on a loaded machine.
 cp "${tmpdir}/nobid" "${prog}"
-"${prog}" test -w noploop 2 &
+"${prog}" test -w noploop 6 &
 pid=$!
 if ! perf --buildid-dir "${cache}" record ${mmap3} -e cpu-clock -o "${tmpdir}/before.data" \
-	-p ${pid} -- sleep 1 > /dev/null 2>&1 ; then
+	-p ${pid} > "${tmpdir}/before.record" 2>&1 ; then
 	echo "FAIL: perf record ${mmap3} -p of ${prog} fails"
+	cat "${tmpdir}/before.record"
 	err=1
 fi
 wait ${pid}
