@@ -57,7 +57,7 @@ parse_perftest() {
 		case $res in
 		Ok) st=pass why= ;;
 		FAILED!)
-			st=fail why="see perftest-rerun/$num.log"
+			st=fail why="see perftest.d/$num.vlog, perftest-rerun/$num.log"
 			# The verbose rerun: report.sh's baseline step lets it
 			# count only for a test that the baseline calls flaky.
 			# Passed: the suite's lines (or its subtests') say Ok, none

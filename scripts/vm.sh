@@ -33,6 +33,10 @@ cpus=${VCPUS:-2}
 # writes a small DSO per jitted method. Untouched guest RAM costs the host
 # nothing.
 mem=2G
+# The console (console.log) gets warnings and messages of the default
+# level too (loglevel=5): an RCU stall or a hung task prints its stacks at
+# those, and a guest that hangs never writes dmesg.txt. A log buffer of
+# 4 MiB keeps a whole make check's messages for dmesg.txt.
 qemu() {
 	local accel=$1 m=$2 dir=$3 t=$4 cpu=max
 	shift 4
@@ -40,7 +44,7 @@ qemu() {
 	timeout --foreground -k 10 "$t" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 		-smp "$cpus,sockets=$cpus" -m $mem -nographic -no-reboot -nodefaults \
 		-kernel "$bz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 $root init=$init ${rig/MODE/$m} ${EXTRA_CMDLINE:-}" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=5 log_buf_len=4M $root init=$init ${rig/MODE/$m} ${EXTRA_CMDLINE:-}" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$dir,mount_tag=results,security_model=none,multidevs=remap" \
 		"$@"

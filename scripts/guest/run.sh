@@ -5,7 +5,10 @@
 # (scripts/report.sh), so nothing here decides pass or fail on its own.
 #   kselftest/NAME.tap, .rc   each perf_events kselftest binary
 #   perftest.log              upstream perf test, suite by suite in order
-#   perftest.d/N.log, .rc     perf test N: its output; exit status, seconds
+#   perftest.d/N.log, .rc     perf test N: its result lines; exit status,
+#                             seconds
+#   perftest.d/N.vlog         perf test -v N, the whole output of a suite
+#                             that failed or ran out of time
 #   perftest-list, -times     the suites run, and the seconds each took
 #   perftest-timeouts         the suites that ran out of time
 #   perftest-rerun/N.log      perf test -v N, once more for each that failed,
@@ -264,8 +267,10 @@ kselftests() {
 }
 
 # perftests JOBS NUM...: perf test NUM for each NUM, JOBS at a time, each
-# in a perf test of its own, within its limit (perftest-limits): its
-# output in perftest.d/NUM.log, its exit status and seconds in
+# in a perf test -v of its own, within its limit (perftest-limits): its
+# result lines in perftest.d/NUM.log, its whole output, kept only when it
+# failed or ran out of time, in perftest.d/NUM.vlog (a failure that a rerun
+# does not repeat leaves its evidence), its exit status and seconds in
 # perftest.d/NUM.rc. At the niceness $nice. For a suite that runs out of
 # time, the guest's processes, with where each waits, 10 s before its end
 # in perftest.d/NUM.ps: what it hung in.
@@ -278,9 +283,11 @@ perftests() {
 		(sleep $((lim - 10)) && ps -eH -o pid,stat,wchan:24,etime,time,args >"$0/$1.ps") \
 			</dev/null >/dev/null 2>&1 &
 		w=$!
-		timeout "$lim" perf test "$1" >"$0/$1.log" 2>&1
+		timeout "$lim" perf test $perftest_v "$1" >"$0/$1.vlog" 2>&1
 		rc=$?
 		pkill -P $w; kill $w 2>/dev/null
+		grep -E "^ *$1(\.[0-9]+)?: " "$0/$1.vlog" >"$0/$1.log"
+		grep -qE ": FAILED!\$" "$0/$1.log" || [ "$rc" = 124 ] || rm -f "$0/$1.vlog"
 		echo "$rc $(($(date +%s) - t0))" >"$0/$1.rc"' $R/perftest.d
 }
 
@@ -315,6 +322,12 @@ perftest() {
 	[ "$KERNEL" = debug ] && limit=4500 slower=5
 	jobs=4
 	mkdir -p $R/perftest.d
+	# perf test -v shows the output of a suite that failed; 7.3's shows
+	# ten lines of it, picked, unless asked for more.
+	perftest_v=-v
+	perf test -h 2>&1 | grep -q -- --failure-snippet-lines &&
+		perftest_v="-v --failure-snippet-lines=1000000"
+	export perftest_v
 	# The suites by number (perf test list takes the same words as perf
 	# test), each with its description.
 	# shellcheck disable=SC2086
@@ -376,7 +389,7 @@ perftest() {
 		if [ "$res" = Skip ]; then
 			v=-vv known=any
 		else
-			v=-v known=fail
+			v=$perftest_v known=fail
 			[ "$mode" = check ] || known=
 		fi
 		[ -n "$known" ] && [ -f "$base" ] &&
