@@ -39,6 +39,7 @@
 #include "event.h"
 #include "evlist.h"
 #include "keep-mapped.h"
+#include "map.h"
 #include "perf_api_probe.h"
 #include "strlist.h"
 #include "time-utils.h"
@@ -162,7 +163,9 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 		return 0;
 	}
 
-	if (!(prot & PROT_EXEC) || filename[0] != '/')
+	/* Anonymous memory, a JIT's code among it, has no file to keep */
+	if (!(prot & PROT_EXEC) || filename[0] != '/' ||
+	    is_anon_memory(filename) || is_no_dso_memory(filename))
 		return 0;
 
 	/* The build id or, for a file without one, the identity it is kept by */

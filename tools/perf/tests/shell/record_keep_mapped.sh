@@ -18,11 +18,12 @@
 # the file that replaced it. It is replaced as installers do it: mv of a
 # new build over it, install(1), and dpkg -i of a second version of a
 # package built here. Then a shared library, built here with and without
-# a build id, replaced under a program that runs. One without a build id
-# that ran before perf record -p started is kept at its end. Last, perf
-# buildid-cache on the copies of a file without a build id: --list shows
-# them by their keys, --remove removes the copy of the file at the path,
-# --purge all.
+# a build id, replaced under a program that runs. Anonymous executable
+# memory, a JIT's code, is no file to keep, nor one said not kept. One
+# without a build id that ran before perf record -p started is kept at its
+# end. Last, perf buildid-cache on the copies of a file without a build
+# id: --list shows them by their keys, --remove removes the copy of the
+# file at the path, --purge all.
 #
 # MMAP3_TEST_PROG: the perf binary to copy and run (default: perf's)
 # MMAP3_TEST_OTHER_PROG: another build to replace it with (default: sh or ls)
@@ -254,6 +255,21 @@ if [ -n "${libs}" ] ; then
 	kept lib "${tmpdir}/lib1.so" "${tmpdir}/lib2.so" lib
 	[ -n "${mmap3}" ] && kept lib.nobid "${tmpdir}/lib1.nobid.so" "${tmpdir}/lib2.nobid.so" lib ${mmap3}
 	lost lib.nokeep "${tmpdir}/lib1.so" "${tmpdir}/lib2.so" lib
+fi
+
+# A JIT's code, anonymous executable memory, is no file: none is said to
+# be not kept
+if command -v python3 > /dev/null ; then
+	if ! perf --buildid-dir "${tmpdir}/anon.cache" record -e cpu-clock -o "${tmpdir}/anon.data" \
+		-- python3 -c 'import mmap; mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC)' \
+		> "${tmpdir}/anon.record" 2>&1 ||
+	   grep -q "not kept in the build-id cache" "${tmpdir}/anon.record" ; then
+		echo "FAIL: perf record of anonymous executable memory fails, or says a file was not kept"
+		cat "${tmpdir}/anon.record"
+		err=1
+	fi
+else
+	echo "No python3, not checking anonymous executable memory"
 fi
 
 [ -z "${mmap3}" ] && { cleanup; exit ${err}; }
