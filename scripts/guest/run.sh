@@ -286,7 +286,7 @@ perftests() {
 		timeout "$lim" perf test $perftest_v "$1" >"$0/$1.vlog" 2>&1
 		rc=$?
 		pkill -P $w; kill $w 2>/dev/null
-		grep -E "^ *$1(\.[0-9]+)?: " "$0/$1.vlog" >"$0/$1.log"
+		grep -E "^ *$1(\.[0-9]+)?: .* :( (Ok|FAILED!|Skip.*))?\$" "$0/$1.vlog" >"$0/$1.log"
 		grep -qE ": FAILED!\$" "$0/$1.log" || [ "$rc" = 124 ] || rm -f "$0/$1.vlog"
 		echo "$rc $(($(date +%s) - t0))" >"$0/$1.rc"' $R/perftest.d
 }
