@@ -14,19 +14,25 @@ out=$TOP/FIGURES.md
 old=$(cat "$out" 2>/dev/null || true)
 machine="$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 
-# build NAME: "COLD / WARM" seconds of the last cold and warm build; a
-# build is cold when ccache missed more than it hit.
+# build NAME: "COLD / WARM" seconds of the last cold and warm build. A
+# whole build compiles at least half as many objects as the largest one
+# on record (an incremental one, of a file or two, is neither); it is
+# cold when ccache missed more than it hit.
 build() {
-	awk -F'\t' '$5 > $4 { c = $3 } $5 <= $4 { w = $3 } END {
+	awk -F'\t' 'NR == FNR { if ($4 + $5 > n) n = $4 + $5; next }
+		2 * ($4 + $5) < n { next }
+		$5 > $4 { c = $3 } $5 <= $4 { w = $3 } END {
 		printf "%s / %s", c == "" ? "-" : c " s", w == "" ? "-" : w " s" }' \
-		"$B/$1/times/$2.tsv" 2>/dev/null || echo "- / -"
+		"$B/$1/times/$2.tsv" "$B/$1/times/$2.tsv" 2>/dev/null || echo "- / -"
 }
 
-# row BASE: the table row of BASE's last make check, or nothing.
+# row BASE: the table row of BASE's last whole make check (not one of
+# some TESTS), or nothing.
 row() {
 	local base=$1 run sum start end t guest
 	run=$(ls -d "$B/$base"/runs/*-check 2>/dev/null | while read -r d; do
-		[ -s "$d/summary" ] && echo "$d"; done | tail -1)
+		[ -s "$d/summary" ] && ! grep -q " rig\.tests=" "$d/info.txt" && echo "$d"
+	done | tail -1)
 	[ -n "$run" ] || return 0
 	sum=$(cat "$run/summary")
 	# check.sh's own time, after the builds: from the run's start (its
