@@ -30,9 +30,7 @@ build() {
 # some TESTS), or nothing.
 row() {
 	local base=$1 run sum start end t guest
-	run=$(ls -d "$B/$base"/runs/*-check 2>/dev/null | while read -r d; do
-		[ -s "$d/summary" ] && ! grep -q " rig\.tests=" "$d/info.txt" && echo "$d"
-	done | tail -1)
+	run=$(last_whole_check "$base")
 	[ -n "$run" ] || return 0
 	sum=$(cat "$run/summary")
 	# check.sh's own time, after the builds: from the run's start (its

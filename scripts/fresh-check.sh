@@ -128,12 +128,9 @@ fi
 # here ("no readelf", say) is a dependency that deps.sh missed, and so is a
 # pass where the host's skips (attr.py's workload, kill, once passed every
 # case as unsupported).
-ref=$(ls -d "$BOBJ"/runs/*-check 2>/dev/null | sort | while read -r d; do
-	[ -f "$d/results.tsv" ] && grep -q '^[a-z]*	kselftest:' "$d/results.tsv" &&
-		grep -q '^[a-z]*	perf-test	' "$d/results.tsv" && echo "$d"
-done | tail -1) || true	# none: ls fails
+ref=$(last_whole_check)
 new=$(ls -d "$runs"/*-check 2>/dev/null | tail -1) || true
-if [ -n "$ref" ] && [ -f "$new/results.tsv" ]; then
+if [ -f "$ref/results.tsv" ] && [ -f "$new/results.tsv" ]; then
 	stage "comparing with the host's ${ref#$TOP/}"
 	was=$(cat "$ref/project" 2>/dev/null || echo "an unrecorded commit")
 	[ "$was" = "$(git -C "$TOP" describe --always)" ] ||

@@ -90,6 +90,17 @@ new_file() {
 	fi
 }
 
+# last_whole_check [BASE]: the run directory of BASE's last whole make check
+# (one that ended with a summary and ran every test, not some TESTS), or
+# nothing.
+last_whole_check() {
+	local d run=
+	for d in "$B/${1:-$BASE}"/runs/*-check; do
+		[ -s "$d/summary" ] && ! grep -q " rig\.tests=" "$d/info.txt" 2>/dev/null && run=$d
+	done
+	[ -z "$run" ] || echo "$run"
+}
+
 # The second tree, build/BASE/series/src: a worktree of build/BASE/src reset
 # to the base, for make series-check and make baseline.
 series_tree_at_base() {

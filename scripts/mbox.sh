@@ -48,9 +48,9 @@ if [ "$post" = 1 ]; then
 	fromopt=(-c user.name="${sender% <*}" -c user.email="${semail%>}")
 fi
 
-last=$BOBJ/runs/last
+last=$(last_whole_check)
 tested="not yet tested: run make check BASE=$BASE"
-if [ -f "$last/summary" ]; then
+if [ -n "$last" ]; then
 	tested="make check on $(head -1 "$last/info.txt" 2>/dev/null | awk '{print $3}') under QEMU ($(cut -d' ' -f1 "$last/vm-time" 2>/dev/null)): $(cat "$last/summary")"
 fi
 bench=$BOBJ/runs/bench.txt
