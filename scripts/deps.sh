@@ -87,7 +87,7 @@ PKGS="libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils g
       libunwind-dev libperl-dev python3-setuptools libopencsd-dev libbabeltrace-dev
       babeltrace"
 # A base from another suite is fetched apart (fetch_base), not installed.
-[ -n "$BASE_SUITE" ] || PKGS="$BASE_PKG $PKGS"
+[ -n "$BASE_SUITE" ] || PKGS="$BASE_PKG=$BASE_DEB $PKGS"
 [ $# = 0 ] || PKGS="$*"
 
 # fetch_base: the tarball of a base that this machine's suite does not
@@ -106,8 +106,8 @@ fetch_base() {
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
 		"http://deb.debian.org/debian $BASE_SUITE main" >"$a/sources.list"
 	apt-get "${apt[@]}" update -qq >"$d/apt.log" 2>&1 &&
-		(cd "$d" && apt-get "${apt[@]}" download "$BASE_PKG" >>"$d/apt.log" 2>&1) ||
-		{ tail -5 "$d/apt.log" >&2; die "could not fetch $BASE_PKG from $BASE_SUITE (log: build/debs/apt.log)"; }
+		(cd "$d" && apt-get "${apt[@]}" download "$BASE_PKG=$BASE_DEB" >>"$d/apt.log" 2>&1) ||
+		{ tail -5 "$d/apt.log" >&2; die "could not fetch $BASE_PKG $BASE_DEB from $BASE_SUITE (log: build/debs/apt.log)"; }
 	dpkg-deb --fsys-tarfile "$d/${BASE_PKG}_"*.deb |
 		tar -xOf - "./usr/src/$BASE_PKG.tar.xz" >"$BASE_TARBALL.tmp" ||
 		die "no usr/src/$BASE_PKG.tar.xz in $(echo "$d/${BASE_PKG}_"*.deb)"
@@ -115,10 +115,15 @@ fetch_base() {
 	rm -f "$d/${BASE_PKG}_"*.deb
 }
 
+# A package given as NAME=VERSION (the base) is missing unless it is
+# installed at that version; apt-get then installs that one, older or not.
 missing=
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
+	v=$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null) || true
+	case $p in
+	*=*) [[ $v == *" ok installed ${p#*=}" ]] || missing="$missing $p" ;;
+	*) [[ $v == *" ok installed "* ]] || missing="$missing $p" ;;
+	esac
 done
 if [ -n "$missing" ]; then
 	stage "installing Debian packages:$missing"
@@ -126,7 +131,7 @@ if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq || die "apt-get update failed; cannot install:$missing"
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing >"$B/apt.log" 2>&1 ||
+	apt-get install -y -qq --no-install-recommends --allow-downgrades $missing >"$B/apt.log" 2>&1 ||
 		{ tail -20 "$B/apt.log" >&2; die "apt-get install failed for:$missing (log: build/apt.log)"; }
 fi
 [ $# != 0 ] || [ -z "$BASE_SUITE" ] || fetch_base

@@ -12,14 +12,18 @@ B=$TOP/build
 # maintained backports.
 BASES="7.3 6.12 6.1"
 BASE=${BASE:-${BASES%% *}}
+# BASE_DEB: the version of Debian's linux-source-BASE that is the base.
+# Debian uploads a new stable release into the same package (6.12.118 went
+# into bookworm-security), and that would be another base: deps.sh installs
+# this version, and tree.sh checks the Linux version in it.
 # BASE_SUITE: the Debian suite that has linux-source-BASE when this
 # machine's (bookworm) does not. deps.sh fetches that one package from
 # it, without adding the suite to the machine's sources.
 BASE_SUITE=
 case $BASE in
-6.1) BASE_VERSION=6.1.192 ;;
-6.12) BASE_VERSION=6.12.117 ;;
-7.3) BASE_VERSION=7.3.4 BASE_SUITE=trixie-backports ;;
+6.1) BASE_VERSION=6.1.192 BASE_DEB=6.1.192-3 ;;
+6.12) BASE_VERSION=6.12.117 BASE_DEB=6.12.117-1~deb12u1 ;;
+7.3) BASE_VERSION=7.3.4 BASE_DEB=7.3.4-1~bpo13+1 BASE_SUITE=trixie-backports ;;
 *) echo "error: BASE=$BASE: the bases are $BASES" >&2; exit 1 ;;
 esac
 # KSELFTEST_FS: the file systems of scripts/guest/scratch-fs.sh on which
