@@ -122,7 +122,7 @@ for p in $PKGS; do
 	v=$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null) || true
 	case $p in
 	*=*) [[ $v == *" ok installed ${p#*=}" ]] || missing="$missing $p" ;;
-	*) [[ $v == *" ok installed "* ]] || missing="$missing $p" ;;
+	*) [[ $v == *" ok installed"* ]] || missing="$missing $p" ;;
 	esac
 done
 if [ -n "$missing" ]; then

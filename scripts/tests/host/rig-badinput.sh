@@ -66,12 +66,15 @@ fake_tarball() {
 
 # 1. Missing packages.
 mkdir -p "$tmp/bin"
-cat >"$tmp/bin/dpkg-query" <<'EOF'
+# The base's version of linux-source-6.1, which deps.sh wants.
+base_deb=$(bash -c '. "$1/scripts/lib.sh" && echo "$BASE_DEB"' _ "$top")
+cat >"$tmp/bin/dpkg-query" <<EOF
 #!/bin/sh
-# Everything is installed but qemu-system-x86.
-for a; do last=$a; done
-[ "$last" = qemu-system-x86 ] && exit 1
-echo 'install ok installed'
+# Everything is installed but qemu-system-x86, at version SEEN_VERSION or
+# the base's.
+for a; do last=\$a; done
+[ "\$last" = qemu-system-x86 ] && exit 1
+echo "install ok installed \${SEEN_VERSION:-$base_deb}"
 EOF
 cat >"$tmp/bin/apt-get" <<'EOF'
 #!/bin/sh
@@ -90,6 +93,9 @@ fi
 if [ "$(id -u)" = 0 ]; then
 	expect "missing package, apt-get fails" 'apt-get install failed for: qemu-system-x86' -- \
 		env PATH="$tmp/bin:$PATH" bash "$tmp/p/scripts/deps.sh"
+	# Another version of the base's package is not the base.
+	expect "base package at another version" "apt-get install failed for: linux-source-6\\.1=$base_deb qemu" -- \
+		env PATH="$tmp/bin:$PATH" SEEN_VERSION=6.1.191-1 bash "$tmp/p/scripts/deps.sh"
 fi
 
 # 2. A base of the wrong version: both versions named, no tree left.
