@@ -229,10 +229,63 @@ static int __make_file(struct __test_metadata *_metadata, const char *dir,
 #define make_file(name, path, st)	__make_file(_metadata, self->dir, name, path, st)
 
 /*
+ * The device of the upper layer of the overlay that @fd's file is on: the
+ * superblock of its upperdir, which the mount's options in
+ * /proc/self/mountinfo name (with space, tab, newline and backslash as
+ * octal escapes).
+ */
+static bool overlay_upper_dev(int fd, __u32 *maj, __u32 *min)
+{
+	char path[64], line[4096], dir[PATH_MAX], *opt;
+	int mnt_id = -1, id, dfd;
+	bool found = false;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (mnt_id < 0 && fgets(line, sizeof(line), f))
+		sscanf(line, "mnt_id: %d", &mnt_id);
+	fclose(f);
+
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%d", &id) == 1 && id == mnt_id;
+	fclose(f);
+	opt = found ? strstr(line, " - ") : NULL;
+	opt = opt ? strstr(opt, "upperdir=") : NULL;
+	if (!opt)
+		return false;
+	for (opt += strlen("upperdir="); *opt && !strchr(", \n", *opt) &&
+	     n < sizeof(dir) - 1; n++) {
+		if (opt[0] == '\\' && strspn(opt + 1, "01234567") >= 3) {
+			dir[n] = (opt[1] - '0') << 6 | (opt[2] - '0') << 3 |
+				 (opt[3] - '0');
+			opt += 4;
+		} else {
+			dir[n] = *opt++;
+		}
+	}
+	dir[n] = '\0';
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return false;
+	found = sb_dev(dfd, maj, min);
+	close(dfd);
+	return found;
+}
+
+/*
  * Compare an MMAP3 record's inode identity and mtime with those of @fd's
  * file: statx()'s inode number and mtime, and the device of its superblock.
  * On overlayfs the record has the underlying file's inode, as MMAP2 does
- * on this kernel, whose device statx() gives.
+ * on this kernel: the tests' files are new, so the upper layer's. Its
+ * device is not the one statx() of the overlay file gives when the layers
+ * are on different file systems.
  */
 static void __assert_inode(struct __test_metadata *_metadata,
 			   const struct mmap3_record *m, int fd,
@@ -243,8 +296,10 @@ static void __assert_inode(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, fstatfs(fd, &sfs));
 	if (sfs.f_type == OVERLAYFS_SUPER_MAGIC) {
-		maj = st->stx_dev_major;
-		min = st->stx_dev_minor;
+		ASSERT_TRUE(overlay_upper_dev(fd, &maj, &min)) {
+			TH_LOG("no upperdir of fd %d's overlay in /proc/self/mountinfo",
+			       fd);
+		}
 	} else {
 		ASSERT_TRUE(sb_dev(fd, &maj, &min)) {
 			TH_LOG("no mount of fd %d in /proc/self/mountinfo", fd);
