@@ -260,8 +260,8 @@ static bool overlay_upper_dev(int fd, __u32 *maj, __u32 *min)
 	opt = opt ? strstr(opt, "upperdir=") : NULL;
 	if (!opt)
 		return false;
-	for (opt += strlen("upperdir="); *opt && !strchr(", \n", *opt) &&
-	     n < sizeof(dir) - 1; n++) {
+	for (opt += strlen("upperdir=");
+	     *opt && *opt != ',' && *opt != '\n' && n < sizeof(dir) - 1; n++) {
 		if (opt[0] == '\\' && strspn(opt + 1, "01234567") >= 3) {
 			dir[n] = (opt[1] - '0') << 6 | (opt[2] - '0') << 3 |
 				 (opt[3] - '0');
