@@ -12,7 +12,16 @@
 #   overlayfs  an overlay whose upper layer is an ext4 (stat() gives its
 #              st_dev, and its page_mkwrite updates the upper file's mtime)
 #              and whose lower layer is the guest's /tmp
+#   fuse       where the kernel has FUSE passthrough (6.9 and later): a
+#              tmpfs directory served by fuse-passthrough.c, which opens
+#              every file in passthrough mode, so that its mapped pages
+#              are the backing file's, as on overlayfs
 SCRATCH_FS="tmpfs btrfs ext4 xfs overlayfs"
+if grep -qw fuse /proc/filesystems &&
+	printf '6.9\n%s\n' "$(uname -r | cut -d- -f1)" | sort -V -C; then
+	SCRATCH_FS="$SCRATCH_FS fuse"
+fi
+SCRATCH_FUSE_SRC=${BASH_SOURCE[0]%/*}/fuse-passthrough.c
 
 # scratch_mount FS DIR: mount a fresh FS under DIR (which must not exist)
 # and print the directory in which the files go. Fails, saying why, when
@@ -49,6 +58,15 @@ scratch_mount() {
 			mkdir "$d/upperfs/upper" "$d/upperfs/work" &&
 			mount -t overlay -o "lowerdir=$d/lower,upperdir=$d/upperfs/upper,workdir=$d/upperfs/work" \
 				scratch "$d/mnt" || return 1
+		echo "$d/mnt"
+		;;
+	fuse)
+		# fuse-passthrough.c is built once per boot, into /tmp
+		[ -x /tmp/fuse-passthrough ] ||
+			gcc -O2 -Wall -o /tmp/fuse-passthrough "$SCRATCH_FUSE_SRC" ||
+			return 1
+		mkdir -p "$d/back" && /tmp/fuse-passthrough "$d/back" "$d/mnt" ||
+			return 1
 		echo "$d/mnt"
 		;;
 	*)

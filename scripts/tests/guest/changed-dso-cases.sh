@@ -20,8 +20,8 @@
 # On each, a program that writes code into a file through a shared
 # mapping and then runs it (mprotect() to PROT_EXEC, as a JIT does) is not
 # called changed: the record carries the mtime of that write, the one
-# stat() gives, on overlayfs too, where the overlay inode's own copy of
-# the times is older.
+# stat() gives, on overlayfs and FUSE passthrough too, where the stacked
+# inode's own copy of the times is older.
 #
 # timeout: 1800
 

@@ -21,7 +21,7 @@ trap 'scratch_umount $W' EXIT
 differs=
 
 # Each file system of scratch-fs.sh in turn: tmpfs, a btrfs subvolume,
-# ext4, xfs and overlayfs. btrfs has room for the copies of perf that the
+# ext4, xfs, overlayfs and, where the kernel has it, FUSE passthrough. btrfs has room for the copies of perf that the
 # probe below and the perf test make, 70 MB each when perf is built with
 # ASan: it gives a removed file's space back only when the transaction
 # that removed it commits.
