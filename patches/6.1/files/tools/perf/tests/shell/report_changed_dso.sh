@@ -1,1 +1,0 @@
-../../../../../../6.12/files/tools/perf/tests/shell/report_changed_dso.sh

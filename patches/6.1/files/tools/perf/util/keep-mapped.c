@@ -1,0 +1,1 @@
+../../../../../6.12/files/tools/perf/util/keep-mapped.c
