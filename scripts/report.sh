@@ -25,13 +25,19 @@ parse_tap() {
 	rc=$(cat "$run/kselftest/$t.rc" 2>/dev/null || echo missing)
 	awk -v t="$t" -v rc="$rc" '
 	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+	# Older harnesses print a skip as "ok N # SKIP reason", without
+	# the name, which only the "#  RUN" line before it has.
+	/^#  RUN / { run = $3 }
 	/^(not )?ok [0-9]+ / {
 		st = ($1 == "ok") ? "pass" : "fail"
 		line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
 		name = line; reason = ""
-		if (match(line, / # (SKIP|skip)/)) {
+		if (match(line, /(^| )# (SKIP|skip)/)) {
 			name = substr(line, 1, RSTART - 1)
-			reason = substr(line, RSTART + 8); st = "skip"
+			if (name == "")
+				name = run
+			reason = substr(line, RSTART + RLENGTH); sub(/^ /, "", reason)
+			st = "skip"
 		}
 		if (st == "fail" && reason == "") reason = "see kselftest/" t ".tap"
 		printf "%s\tkselftest:%s\t%s\t%s\n", st, t, name, reason
