@@ -169,10 +169,13 @@ record() {
 	*" --no-keep-mapped "*) ;;
 	*)	settle="i=0; while [ -z \"\$(ls \"${tmpdir}/${name}.cache${path}\" 2>/dev/null)\" ] && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done" ;;
 	esac
+	# The replacement waits (up to 30 s) for the old process to map the
+	# file, too: on a loaded machine its exec can take more than a second.
 	cat > "${tmpdir}/workload" <<EOF
 ${run} &
 echo \$! > "${tmpdir}/${name}.pid"
 sleep 1
+i=0; while ! grep -qF "${path}" /proc/\$!/maps 2>/dev/null && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done
 ${settle}
 ${replace} > /dev/null 2>&1
 ${rerun} > /dev/null 2>&1

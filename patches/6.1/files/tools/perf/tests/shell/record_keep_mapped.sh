@@ -1,0 +1,1 @@
+../../../../../../6.12/files/tools/perf/tests/shell/record_keep_mapped.sh
