@@ -43,7 +43,6 @@
 #include "map.h"
 #include "perf_api_probe.h"
 #include "strlist.h"
-#include "time-utils.h"
 
 /*
  * Copy the file of the record of id, mapped by pid at start, if the file
