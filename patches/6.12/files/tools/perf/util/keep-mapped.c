@@ -11,12 +11,12 @@
  * copies the file then: from /proc/PID/map_files/START-END, which opens
  * the mapped file itself even after it was replaced or deleted, where perf
  * may open it (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), or else from its
- * path, when the file there has the build id of the record.
+ * path, when the file opened has the build id of the record.
  *
  * A file without a build id is kept under the identity of its
- * PERF_RECORD_MMAP3, see dso_id__cache_key(), and taken from its path only
- * when the file there has the recorded inode and mtime. MMAP2 records have
- * no mtime: without MMAP3 such a file is not kept, and that is said.
+ * PERF_RECORD_MMAP3, see dso_id__cache_key(), when the file opened has the
+ * recorded inode and mtime. MMAP2 records have no mtime: a recording
+ * without MMAP3 doesn't keep such a file, and says so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,50 +38,34 @@
 #include "dso.h"
 #include "event.h"
 #include "evlist.h"
+#include "evsel.h"
 #include "keep-mapped.h"
 #include "map.h"
 #include "perf_api_probe.h"
 #include "strlist.h"
-#include "time-utils.h"
 
 /*
- * Is the file open at src the one that the record of id maps? With a build
- * id, it has it: the path may hold another build by now, map_files never
- * does. Without one, a file opened from the path has the recorded inode
- * number and mtime (the recorded device is the superblock's, that stat()
- * doesn't give on btrfs and overlayfs), and map_files opens the mapped
- * file itself.
+ * Copy the file of the record of id, mapped by pid at start, if the file
+ * opened is still the one recorded: with a build id, it has it; without
+ * one, it has the recorded inode number and mtime. That is checked on the
+ * file opened, even through map_files, whose range may hold another file by
+ * now: the process may have execed the new build of itself, at the same
+ * address when it is not position independent.
  */
-static bool keep_mapped__is_recorded(const char *src, const struct stat *st,
-				     const struct dso_id *id, bool mapped)
-{
-	char found[SBUILD_ID_SIZE], sbuild_id[SBUILD_ID_SIZE];
-
-	if (build_id__is_defined(&id->bid)) {
-		build_id__sprintf(&id->bid, sbuild_id);
-		return filename__sprintf_build_id(src, found) > 0 &&
-		       !strcmp(found, sbuild_id);
-	}
-	return mapped || (st->st_ino == id->ino &&
-			  timespec__to_ns(&st->st_mtim, /*saturated=*/NULL) == id->mtime);
-}
-
 static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 len,
 			      const char *filename, const char *key, const struct dso_id *id)
 {
-	char path[PATH_MAX], src[64];
-	bool mapped = true;
+	char path[PATH_MAX], src[64], found[SBUILD_ID_SIZE];
+	bool has_build_id = build_id__is_defined(&id->bid);
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	/* The mapped file itself, if it may be opened and is still mapped */
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, start, start + len);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0)
 		fd = open(filename, O_RDONLY | O_CLOEXEC);
-		mapped = false;
-	}
 	if (fd < 0) {
 		pr_debug("keep-mapped: %s is gone: %m\n", filename);
 		km->changed++;
@@ -99,14 +83,21 @@ static void keep_mapped__copy(struct keep_mapped *km, u32 pid, u64 start, u64 le
 	}
 
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-	if (!keep_mapped__is_recorded(src, &st, id, mapped)) {
+	if (has_build_id ? filename__sprintf_build_id(src, found) <= 0 ||
+			   strcmp(found, key) :
+			   !build_id_cache__is_id(id, &st)) {
 		pr_debug("keep-mapped: %s is not the mapped file anymore\n", filename);
 		km->changed++;
 		goto out_close;
 	}
 
-	if (build_id_cache__add(key, src, src, /*nsi=*/NULL, /*is_kallsyms=*/false,
-				/*is_vdso=*/false, /*proper_name=*/filename, /*root_dir=*/NULL)) {
+	if (has_build_id)
+		err = build_id_cache__add(key, src, src, /*nsi=*/NULL, /*is_kallsyms=*/false,
+					  /*is_vdso=*/false, /*proper_name=*/filename,
+					  /*root_dir=*/NULL);
+	else
+		err = build_id_cache__add_fd(key, fd, filename);
+	if (err) {
 		pr_debug("keep-mapped: could not add %s to the build-id cache\n", filename);
 		km->failed++;
 	} else {
@@ -163,8 +154,11 @@ static int keep_mapped__sb_cb(union perf_event *event, void *data)
 		return 0;
 	}
 
-	/* Anonymous memory, a JIT's code among it, has no file to keep */
-	if (!(prot & PROT_EXEC) || filename[0] != '/' ||
+	/*
+	 * Anonymous memory, a JIT's code among it, has no file to keep, nor
+	 * has a memfd, that a JIT may map its code from too.
+	 */
+	if (!(prot & PROT_EXEC) || filename[0] != '/' || !strncmp(filename, "/memfd:", 7) ||
 	    is_anon_memory(filename) || is_no_dso_memory(filename))
 		return 0;
 
@@ -211,6 +205,7 @@ int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inher
 		.mmap2		= 1,
 		.inherit	= inherit,
 	};
+	struct evsel *evsel;
 
 	attr.wakeup_watermark = 1;
 	if (!perf_can_record_build_id()) {
@@ -218,9 +213,14 @@ int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inher
 		return -1;
 	}
 	attr.build_id = 1;
-	/* MMAP3 for the identity next to the build id, where there is one */
-	if (!perf_probe_record_mmap3())
-		attr.mmap3 = 1;
+	/*
+	 * MMAP3 for the identity next to the build id, when the recording has
+	 * it: a file without a build id is found by the identity of its record.
+	 */
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->core.attr.mmap3)
+			attr.mmap3 = 1;
+	}
 
 	km->seen = strlist__new(NULL, NULL);
 	km->evlist = evlist__new();
@@ -238,6 +238,7 @@ int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inher
 	return 0;
 
 out_err:
+	pr_warning("Couldn't start the keep-mapped side band thread: files replaced during the recording may not be in the build-id cache\n");
 	evlist__delete(km->evlist);
 	km->evlist = NULL;
 	strlist__delete(km->seen);
@@ -249,6 +250,8 @@ void keep_mapped__stop(struct keep_mapped *km)
 {
 	if (!km->evlist)
 		return;
+	/* What is in the buffers is read, and no more comes */
+	evlist__disable(km->evlist);
 	evlist__stop_sb_thread(km->evlist);
 	km->evlist = NULL;
 	strlist__delete(km->seen);
