@@ -314,6 +314,12 @@ fi
 cp "${tmpdir}/nobid" "${prog}"
 "${prog}" test -w noploop 6 &
 pid=$!
+# It has execed before perf record starts, so that its record is synthesized
+i=0
+while ! grep -qF "${prog}" /proc/${pid}/maps 2>/dev/null && [ $i -lt 150 ] ; do
+	sleep 0.2
+	i=$((i + 1))
+done
 if ! perf --buildid-dir "${cache}" record ${mmap3} -e cpu-clock -o "${tmpdir}/before.data" \
 	-p ${pid} > "${tmpdir}/before.record" 2>&1 ; then
 	echo "FAIL: perf record ${mmap3} -p of ${prog} fails"
