@@ -332,6 +332,14 @@ if ! cached "${before}" ; then
 	echo "FAIL: a program without a build id that ran before perf record -p is not kept"
 	err=1
 fi
+# A copy, not a link to the file, which is on the same file system: a
+# rewrite in place would change it, and it is kept under the old mtime
+for f in "${cache}${prog}"/????????"${before}"/elf ; do
+	if [ -f "${f}" ] && [ "$(stat -c %h "${f}")" != 1 ] ; then
+		echo "FAIL: the copy of a program without a build id is a link to the file"
+		err=1
+	fi
+done
 
 # A program without a build id that stays: kept, listed as the file at the
 # path while the replaced builds are not, then removed by its path
