@@ -165,6 +165,22 @@ fi
 
 printf '\n%-5s %-28s %-52s %s\n' RESULT SUITE TEST DETAIL
 awk -F'\t' '{ printf "%-5s %-28s %-52s %s\n", toupper($1), substr($2, 1, 28), substr($3, 1, 52), $4 }' "$out"
+# The evidence of each failure on the terminal too: CI keeps what make
+# check prints, not the run directory. The last lines of each file the
+# failure names, and of a failing script test's own log.
+awk -F'\t' '$1 == "fail"' "$out" | while IFS=$'\t' read -r _ suite name why; do
+	files=$(grep -oE '[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+\.(vlog|log|tap)' <<<"$why" || true)
+	case $suite in
+	guest | host) files="$suite/$name.log $files" ;;
+	guest-boot2) files="boot2/guest/$name.log $files" ;;
+	esac
+	for f in $files; do
+		[ -f "$run/$f" ] || continue
+		printf '\n==> %s: %s: the last 80 lines of %s <==\n' "$suite" "$name" "$f"
+		tail -n 80 "$run/$f"
+	done
+done
+
 p=$(grep -c '^pass' "$out" || true)
 f=$(grep -c '^fail' "$out" || true)
 s=$(grep -c '^skip' "$out" || true)
