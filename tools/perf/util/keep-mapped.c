@@ -228,6 +228,11 @@ int keep_mapped__start(struct keep_mapped *km, struct evlist *evlist, bool inher
 		goto out_err;
 	if (evlist__add_sb_event(km->evlist, &attr, keep_mapped__sb_cb, km))
 		goto out_err;
+	/*
+	 * A CPU list (-C) is the user's, as evlist__create_maps() says: the
+	 * events are opened on those CPUs, and mapped on those, not on all.
+	 */
+	evlist__core(km->evlist)->has_user_cpus = evlist__core(evlist)->has_user_cpus;
 	perf_evlist__set_maps(evlist__core(km->evlist), evlist__core(evlist)->user_requested_cpus,
 			      evlist__core(evlist)->threads);
 	if (evlist__start_sb_thread_maps(km->evlist)) {

@@ -19,7 +19,8 @@
 # new build over it, install(1), and dpkg -i of a second version of a
 # package built here. Then a shared library, built here with and without
 # a build id, replaced under a program that runs. Anonymous executable
-# memory, a JIT's code, is no file to keep, nor one said not kept. One
+# memory, a JIT's code, is no file to keep, nor one said not kept. A
+# recording on a list of CPUs (-C) keeps the program as well. One
 # without a build id that ran before perf record -p started is kept at its
 # end. Last, perf buildid-cache on the copies of a file without a build
 # id: --list shows them by their keys, --remove removes the copy of the
@@ -131,7 +132,8 @@ fi
 # record name file new how [options]: put file at its path (${prog}, or
 # ${lib} for how=lib), run it, replace it with new as how says, run the
 # new one, in a recording with a build id cache of its own. The old
-# process's pid is written to name.pid.
+# process's pid is written to name.pid. The workload runs under ${pin}.
+pin=
 record() {
 	name=$1 file=$2 new=$3 how=$4
 	shift 4
@@ -182,7 +184,7 @@ ${rerun} > /dev/null 2>&1
 wait
 EOF
 	if ! perf --buildid-dir "${tmpdir}/${name}.cache" record -e cpu-clock \
-		-o "${tmpdir}/${name}.data" "$@" -- sh "${tmpdir}/workload" \
+		-o "${tmpdir}/${name}.data" "$@" -- ${pin} sh "${tmpdir}/workload" \
 		> "${tmpdir}/${name}.record" 2>&1 ; then
 		echo "FAIL: ${name}: perf record $* fails"
 		cat "${tmpdir}/${name}.record"
@@ -253,6 +255,25 @@ if [ -n "${mmap3}" ] ; then
 		echo "FAIL: nokeep.nobid: the warning doesn't say that no build id was recorded"
 		err=1
 	}
+fi
+# On a list of CPUs (-C), the side band's events are opened and mapped on
+# those CPUs: the program, run on the first CPU perf test may use, is kept.
+# Other processes run there too, and a file of theirs may be gone before
+# it is read: what was not kept is not checked here.
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+if command -v taskset > /dev/null && [ -n "${cpu}" ] ; then
+	pin="taskset -c ${cpu}"
+	if record cpus "${src}" "${other}" mv -C "${cpu}" ; then
+		report cpus
+		if ! resolved cpus mv || grep -q "${prog} changed after it was profiled" "${tmpdir}/cpus.err" ; then
+			echo "FAIL: cpus: perf record -C ${cpu}: the old process's samples are not resolved to its own symbols, or warned about"
+			cat "${tmpdir}/cpus.record" "${tmpdir}/cpus.report" "${tmpdir}/cpus.err"
+			err=1
+		fi
+	fi
+	pin=
+else
+	echo "No taskset(1) or CPU list in /proc/self/status: perf record -C is not tried"
 fi
 if [ -n "${libs}" ] ; then
 	kept lib "${tmpdir}/lib1.so" "${tmpdir}/lib2.so" lib
