@@ -260,13 +260,13 @@ fi
 # those CPUs: the program, run on the first CPU perf test may use, is kept.
 # Other processes run there too, and a file of theirs may be gone before
 # it is read: what was not kept is not checked here.
-cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+cpu=$(awk '/^Cpus_allowed_list:/ { print $2 + 0 }' /proc/self/status)
 if command -v taskset > /dev/null && [ -n "${cpu}" ] ; then
 	pin="taskset -c ${cpu}"
 	if record cpus "${src}" "${other}" mv -C "${cpu}" ; then
 		report cpus
 		if ! resolved cpus mv || grep -q "${prog} changed after it was profiled" "${tmpdir}/cpus.err" ; then
-			echo "FAIL: cpus: perf record -C ${cpu}: the old process's samples are not resolved to its own symbols, or warned about"
+			echo "FAIL: cpus: perf record -C ${cpu}: the samples of the old process are not resolved to its own symbols, or warned about"
 			cat "${tmpdir}/cpus.record" "${tmpdir}/cpus.report" "${tmpdir}/cpus.err"
 			err=1
 		fi
