@@ -162,17 +162,21 @@ bench)
 			printf "perf report --stdio on the same samples (%d round):\n", split(v["report-mmap3"], x, " ")
 			printf "  MMAP2 %8.1f ms\n  MMAP3 %8.1f ms   MMAP3/MMAP2 %.3f\n", r2 / 1e6, r3 / 1e6, r2 ? r3 / r2 : 0
 		}
-		if ("synth-mmap3" in v) {
-			b = med(v["synth-mmap2-buildid"]); m = med(v["synth-mmap3"])
-			printf "perf record -a -- true with 500 more processes, start to exit (median of %d):\n", split(v["synth-mmap3"], x, " ")
-			row("MMAP2 with build ids (--no-mmap3 --buildid-mmap)", "synth-mmap2-buildid"); printf "\n"
-			row("MMAP3 with build ids (--mmap3 --buildid-mmap)", "synth-mmap3")
-			printf "   %.3fx MMAP2 with build ids\n", b ? m / b : 0
-			if ("synth-mmap3-nokeep" in v) {
-				k = med(v["synth-mmap3-nokeep"])
-				row("MMAP3 with build ids, --no-keep-mapped", "synth-mmap3-nokeep")
-				printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
-			}
+		start("synth", "perf record -a -- true with 500 more processes, start to exit")
+		start("storm", "perf record -a over an mmap storm (12000 mmaps of one file), 500 more processes")
+	}
+	function start(p, title) {
+		if (!((p "-mmap3") in v))
+			return
+		b = med(v[p "-mmap2-buildid"]); m = med(v[p "-mmap3"])
+		printf "%s (median of %d):\n", title, split(v[p "-mmap3"], x, " ")
+		row("MMAP2 with build ids (--no-mmap3 --buildid-mmap)", p "-mmap2-buildid"); printf "\n"
+		row("MMAP3 with build ids (--mmap3 --buildid-mmap)", p "-mmap3")
+		printf "   %.3fx MMAP2 with build ids\n", b ? m / b : 0
+		if ((p "-mmap3-nokeep") in v) {
+			k = med(v[p "-mmap3-nokeep"])
+			row("MMAP3 with build ids, --no-keep-mapped", p "-mmap3-nokeep")
+			printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
 		}
 	}' "$run/record-cost.log" "$run/synth-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
 	# The census of build ids: its first line is "census RECORDS WITHOUT".

@@ -132,10 +132,14 @@ record_cost() {
 # which is the synthesis of their mmap records: MMAP3 (a stat() of each
 # mapped file more, for its mtime) against MMAP2, both with build ids read
 # from the files. 500 sleeping processes, each with its program, libc and
-# the dynamic loader mapped, beside the guest's own. The workload is true:
-# perf's start, the synthesis and its exit.
+# the dynamic loader mapped, beside the guest's own. The workload "synth"
+# is true: perf's start, the synthesis and its exit. The workload "storm"
+# is an mmap storm on top of that: mmap3_bench's 12000 mmap()+munmap()
+# pairs of one executable file, each a record that the side band of
+# --keep-mapped reads and skips once the file is kept.
 synth_cost() {
-	local w=/tmp/synth i o t0 t1 n order pids=
+	local w=/tmp/synth i o t0 t1 n order pids= wl cmd
+	local storm="$T/selftests/mmap3_bench -n 2000 -r 1"
 	mkdir -p $w && cd $w || return 1
 	for i in $(seq 500); do
 		sleep 3600 &
@@ -155,12 +159,19 @@ synth_cost() {
 			mmap3) set -- --mmap3 --buildid-mmap ;;
 			mmap3-nokeep) set -- --mmap3 --buildid-mmap $nokeep ;;
 			esac
-			rm -rf $w/.debug
-			t0=$(now)
-			HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- true 2>>synth.err
-			t1=$(now)
-			n=$(perf script -i $o.data --show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP')
-			echo "$i synth-$o $((t1 - t0)) $n"
+			for wl in synth storm; do
+				cmd=true
+				if [ $wl = storm ]; then
+					[ -x "${storm%% *}" ] || continue
+					cmd=$storm
+				fi
+				rm -rf $w/.debug
+				t0=$(now)
+				HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- $cmd >/dev/null 2>>synth.err
+				t1=$(now)
+				n=$(perf script -i $o.data --show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP')
+				echo "$i $wl-$o $((t1 - t0)) $n"
+			done
 		done
 	done
 	kill $pids
