@@ -185,8 +185,27 @@ bench)
 		printf ($3 ? ":" : ".")
 		printf "\n"; next
 	} { print }' "$run/census.log" >"$run/census.txt" 2>/dev/null || true
+	# The identity table: a row per case, a column per file system, each
+	# cell the keys that the case changed (scripts/guest/run.sh, identity).
+	awk '/^#/ { next } NF == 3 {
+		if (!($1 in fsn)) { fsn[$1] = ++nf; fs[nf] = $1 }
+		if (!($2 in cn)) { cn[$2] = ++nc; c[nc] = $2 }
+		k[$1, $2] = $3; next
+	} { other = other $0 "\n" }
+	END {
+		if (!nc) { printf "%s", other; exit }
+		print "Keys that changed (I inode, M mtime, C change cookie, c: the file system has none, B build id; . same):"
+		printf "  %-20s", "case"; for (j = 1; j <= nf; j++) printf " %-9s", fs[j]; print ""
+		for (i = 1; i <= nc; i++) {
+			printf "  %-20s", c[i]
+			for (j = 1; j <= nf; j++) printf " %-9s", ((fs[j], c[i]) in k) ? k[fs[j], c[i]] : "?"
+			print ""
+		}
+		printf "%s", other
+	}' "$run/identity.log" >"$run/identity.txt" 2>/dev/null || true
 	# A run of some TESTS has only their files.
-	cat "$run/bench.log" "$run/record-cost.txt" "$run/census.txt" 2>/dev/null || true
+	cat "$run/bench.log" "$run/record-cost.txt" "$run/census.txt" "$run/identity.txt" \
+		"$run/race.log" 2>/dev/null || true
 	# The cover letters (make mbox) quote the last full table and census.
 	if [ "$rc" = 0 ] && [ -z "$TESTS" ]; then
 		{ echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"

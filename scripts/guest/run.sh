@@ -179,6 +179,107 @@ synth_cost() {
 	tail -n 3 synth.err
 }
 
+# What changes a file's identity, for each key a profiler could keep (the
+# MMAP3 cover letter's table): on each scratch file system a program file
+# goes through what users and installers do to one, and each case prints
+# which keys changed: I the inode (device and number, which MMAP2
+# carries), M the mtime (which MMAP3 adds), C the kernel's change cookie
+# (i_version: no record carries it and statx() does not give it to user
+# space; the test module perf_cookie reads it; "c" where the file system
+# keeps none) and B the GNU build id. Each case starts from build 1 of a
+# program at the path, with an mtime of 2001; build 2 is another build.
+identity() {
+	local w=/tmp/identity fs d f c v a b
+	mkdir -p $w && cd $w || return 1
+	lsmod | grep -q '^perf_cookie ' || insmod $T/testmod/perf_cookie.ko || return 1
+	for v in 1 2; do
+		printf 'int main(void) { return %d; }\n' $v >v$v.c
+		mkdir -p pkg$v/DEBIAN &&
+			cc -O1 -o v$v v$v.c && touch -d "2001-02-03 04:05:0$v" v$v &&
+			cp -p v$v pkg$v/prog &&
+			printf 'Package: perf-identity\nVersion: %s\nArchitecture: all\nMaintainer: perf <linux-perf-users@vger.kernel.org>\nDescription: a file whose identity changes\n' \
+				$v >pkg$v/DEBIAN/control &&
+			dpkg-deb -Znone --build pkg$v v$v.deb >/dev/null || return 1
+	done
+	echo "# fs case keys_changed"
+	for fs in $SCRATCH_FS; do
+		d=$(scratch_mount $fs $w/$fs) || { echo "$fs: could not be mounted"; continue; }
+		f=$d/prog
+		dpkg="dpkg --force-not-root --force-bad-path --log=$w/$fs/dpkg.log --instdir=$d --admindir=$w/$fs/dpkg -i"
+		mkdir -p $w/$fs/dpkg/updates $w/$fs/dpkg/info
+		touch $w/$fs/dpkg/status $w/$fs/dpkg/available
+		for c in touch cp-p rsync-t rewrite-mtime-kept mv-new-build mv-same-build dpkg-upgrade dpkg-reinstall; do
+			rm -f $f
+			case $c in
+			dpkg-*) $dpkg $w/v1.deb >/dev/null ;;
+			*) cp -p v1 $f ;;
+			esac || { echo "$fs $c could not install build 1"; continue; }
+			a=$(identity_keys $f)
+			case $c in
+			touch) touch $f ;;
+			cp-p) cp -p v2 $f ;;
+			rsync-t) rsync -t v2 $f ;;
+			rewrite-mtime-kept) cat v2 >$f && touch -r v1 $f ;;
+			mv-new-build) cp -p v2 $f.new && mv $f.new $f ;;
+			mv-same-build) cp -p v1 $f.new && mv $f.new $f ;;
+			dpkg-upgrade) $dpkg $w/v2.deb >/dev/null ;;
+			dpkg-reinstall) $dpkg $w/v1.deb >/dev/null ;;
+			esac || { echo "$fs $c failed"; continue; }
+			b=$(identity_keys $f)
+			echo "$fs $c $(echo "$a $b" | awk '{
+				for (i = 1; i <= 4; i++) {
+					k = substr("IMCB", i, 1)
+					if (i == 3 && ($i == "-" || $(i + 4) == "-")) k = "c"
+					else if ($i == $(i + 4)) k = "."
+					printf "%s", k
+				}
+			}')"
+		done
+		scratch_umount $w/$fs
+	done
+	rmmod perf_cookie
+}
+
+# identity_keys FILE: its device:inode, mtime, change cookie and build id
+identity_keys() {
+	echo "$1" >/proc/perf_cookie &&
+		echo "$(stat -c %d:%i "$1") $(stat -c %.9Y "$1") $(cat /proc/perf_cookie)" \
+			"$(readelf -n "$1" | awk '/Build ID/ { b = $3 } END { print b == "" ? "-" : b }')"
+}
+
+# The race between a program's start and a stat() of its path from user
+# space, which a profiler that learns a file's mtime after the fact
+# depends on: perf record -a --mmap3, whose keep-mapped side band opens
+# each mapped file as its record arrives (through /proc/PID/map_files
+# while the process lives, else its path), over 100 starts of a short
+# program without a build id that an upgrade replaces as it starts. perf
+# record -v says of each start whose file it found replaced that it "is
+# not the mapped file anymore" (or gone): a stat() of the path then would
+# have given the other build's mtime to the samples of the one that ran.
+race() {
+	local w=/tmp/race v n
+	mkdir -p $w && cd $w || return 1
+	for v in 1 2; do
+		printf 'int main(void) { return %d; }\n' $v >v$v.c
+		cc -O1 -Wl,--build-id=none -o v$v v$v.c || return 1
+	done
+	cat >work.sh <<-'EOS'
+		for i in $(seq 100); do
+			cp v1 prog.new && mv prog.new prog
+			./prog &
+			cp v2 prog.new && mv prog.new prog
+			wait
+		done
+	EOS
+	HOME=$w perf record -v -a --mmap3 --buildid-mmap -e cpu-clock -o race.data -- sh work.sh \
+		>/dev/null 2>race.err || { tail -n 5 race.err; return 1; }
+	n=$(perf script -i race.data --show-mmap-events 2>/dev/null | grep -c "PERF_RECORD_MMAP3 .* r-xp $w/prog$")
+	echo "race: $n starts of $w/prog recorded," \
+		"$(grep -c "keep-mapped: $w/prog is not the mapped file anymore" race.err) found replaced," \
+		"$(grep -c "keep-mapped: $w/prog is gone" race.err) gone"
+	grep '^\[ perf record: .*not kept' race.err
+}
+
 # How often the kernel has no build id to give for an executable file
 # mapping (the MMAP3 cover letter quotes it): perf record -a with no
 # synthesized records, so that every mmap record is the kernel's, while
@@ -546,6 +647,8 @@ bench)
 	wanted record_cost && timed record_cost $R/record-cost.log record_cost
 	wanted synth_cost && timed synth_cost $R/synth-cost.log synth_cost
 	wanted census && timed census $R/census.log census
+	wanted identity && timed identity $R/identity.log identity
+	wanted race && timed race $R/race.log race
 	;;
 *) echo "unknown mode $mode" ;;
 esac
