@@ -116,6 +116,33 @@ fuzz-kernel)
 	exit 0
 	;;
 bench)
+	# The files themselves, on this machine, whose root the guest's is:
+	# how many ELF executables and shared objects have no GNU build id,
+	# under /usr, and under /usr/local, /opt and the toolchains in home
+	# directories, which are replaced in place most often.
+	if wanted census; then
+		home=
+		for d in /root /home/*; do
+			for t in .rustup .cargo .pyenv .local go .nvm .sdkman .dotnet .bun .deno; do
+				[ -d "$d/$t" ] && home="$home $d/$t"
+			done
+		done
+		for dirs in /usr "/usr/local /opt$home"; do
+			find $dirs -xdev -path /usr/local -prune -o -type f \
+				\( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) -print0 2>/dev/null |
+				xargs -0 -r readelf -h -n 2>/dev/null |
+				awk -v dirs="$dirs" '
+				/^File: / { f = substr($0, 7) }
+				/^ *Type: *(EXEC|DYN)/ { elf[f] = 1 }
+				/^ *Build ID: / { bid[f] = 1 }
+				END {
+					for (f in elf) { n++; if (!(f in bid)) { m++; split(f, p, "/"); no[p[length(p)]] = 1 } }
+					printf "%d of %d ELF executables and shared objects under %s have no GNU build id", m, n, dirs
+					k = 0; for (x in no) if (k++ < 8) l = l (k > 1 ? ", " : ": ") x
+					print l (m > 8 ? ", ..." : "")
+				}'
+		done >"$run/census-files.txt"
+	fi
 	# The median of the interleaved rounds of record_cost and synth_cost
 	# (scripts/guest/run.sh), with the spread of each case as the range
 	# of its middle half (IQR) against its median: a round's exit-to-exit
@@ -179,11 +206,13 @@ bench)
 			printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
 		}
 	}' "$run/record-cost.log" "$run/synth-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
-	# The census of build ids: its first line is "census RECORDS WITHOUT".
-	awk 'NR == 1 && $1 == "census" {
+	# The census of build ids: a line "census RECORDS WITHOUT WHERE" for
+	# each place, then the files without.
+	awk '$1 == "census" {
 		printf "%d of %d executable file mappings that the kernel recorded had no build id", $3, $2
-		printf ($3 ? ":" : ".")
-		printf "\n"; next
+		where = $0; sub(/^census [0-9]+ [0-9]+ /, "", where)
+		printf " (%s)%s\n", where, ($3 ? ":" : ".")
+		next
 	} { print }' "$run/census.log" >"$run/census.txt" 2>/dev/null || true
 	# The identity table: a row per case, a column per file system, each
 	# cell the keys that the case changed (scripts/guest/run.sh, identity).
@@ -204,8 +233,8 @@ bench)
 		printf "%s", other
 	}' "$run/identity.log" >"$run/identity.txt" 2>/dev/null || true
 	# A run of some TESTS has only their files.
-	cat "$run/bench.log" "$run/record-cost.txt" "$run/census.txt" "$run/identity.txt" \
-		"$run/race.log" 2>/dev/null || true
+	cat "$run/bench.log" "$run/record-cost.txt" "$run/census.txt" "$run/census-files.txt" \
+		"$run/identity.txt" "$run/race.log" 2>/dev/null || true
 	# The cover letters (make mbox) quote the last full table and census.
 	if [ "$rc" = 0 ] && [ -z "$TESTS" ]; then
 		{ echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"

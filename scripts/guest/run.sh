@@ -283,26 +283,52 @@ race() {
 # How often the kernel has no build id to give for an executable file
 # mapping (the MMAP3 cover letter quotes it): perf record -a with no
 # synthesized records, so that every mmap record is the kernel's, while
-# programs that this boot has not run start with the page cache dropped.
-# For each mapping without a build id: whether its file has a GNU
-# build-id note that the kernel could not read, or none, and on what.
+# programs start with the page cache dropped: those of the guest's root
+# (the host's, over 9p), then copies of them and of their libraries on an
+# ext4 file system, run through the copied dynamic loader. For each
+# mapping without a build id: whether its file has a GNU build-id note
+# that the kernel could not read, or none, and on what.
 census() {
-	local w=/tmp/census n m
+	local w=/tmp/census d p f
+	local progs="gcc python3 perl git make tar xz gzip readelf objdump gdb ls"
 	mkdir -p $w && cd $w || return 1
+	census_on "the guest's root" / "$(printf '%s\n' $progs)" || return 1
+	d=$(scratch_mount ext4 $w/ext4) || { echo "ext4: could not be mounted"; return 1; }
+	mkdir -p $d/bin $d/lib
+	for p in $progs; do
+		f=$(command -v $p) || continue
+		cp -L $f $d/bin/ &&
+			ldd $f | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
+			xargs -r cp -L -t $d/lib/ || return 1
+	done
+	census_on "copies on ext4" $d/ "$(for p in $progs; do
+		[ -e $d/bin/$p ] && echo "$d/lib/ld-linux-x86-64.so.2 --library-path $d/lib $d/bin/$p"
+	done)"
+	p=$?
+	scratch_umount $w/ext4
+	return $p
+}
+
+# census_on LABEL ROOT COMMANDS: the census of the mappings under ROOT of
+# COMMANDS (a line each, each run with --version), cold. Prints "census
+# RECORDS WITHOUT LABEL", then a line per file without.
+census_on() {
+	local n m
+	printf '%s\n' "$3" >commands
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	HOME=$w perf record -q -a --synth=no --mmap3 --buildid-mmap -e cpu-clock -o census.data -- sh -c '
-		for p in gcc python3 perl git make tar xz gzip readelf objdump gdb ls; do
-			timeout 20 $p --version </dev/null >/dev/null 2>&1
-		done' 2>census.err || { cat census.err; return 1; }
+		while read -r c; do
+			timeout 20 $c --version </dev/null >/dev/null 2>&1
+		done <commands' 2>census.err || { cat census.err; return 1; }
 	perf script -i census.data --show-mmap-events 2>/dev/null |
-		awk '/PERF_RECORD_MMAP3/ && $(NF - 1) ~ /^r.x/ && $NF ~ /^\// && $NF !~ /^\/\/anon/ {
+		awk -v root="$2" '/PERF_RECORD_MMAP3/ && $(NF - 1) ~ /^r.x/ && index($NF, root) == 1 && $NF !~ /^\/\/anon/ {
 			print ($0 ~ / <[0-9a-f]+>\]:/ ? "bid" : "none"), $NF
 		}' >maps
 	n=$(wc -l <maps)
 	m=$(grep -c '^none' maps)
-	[ "$n" -gt 0 ] || { echo "no executable file mapping recorded"; return 1; }
-	echo "census $n $m"
+	[ "$n" -gt 0 ] || { echo "no executable file mapping recorded under $2"; return 1; }
+	echo "census $n $m $1"
 	grep '^none' maps | sort | uniq -c | while read -r c _ f; do
 		if readelf -n "$f" 2>/dev/null | grep -q 'Build ID'; then
 			echo "  $c x $f ($(stat -f -c %T "$f")): has a GNU build-id note"
