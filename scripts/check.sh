@@ -150,6 +150,7 @@ bench)
 	awk '
 	$1 !~ /^[0-9]+$/ || NF < 3 { next }
 	{ v[$2] = v[$2] " " $3 }
+	$2 ~ /^storm-/ && NF >= 6 { lost[$2] = lost[$2] " " $5; bytes[$2] = bytes[$2] " " $6 }
 	$2 ~ /^(upstream|mmap2-buildid|mmap3)$/ {
 		s = $4 / 1048576; if (mb == "" || s < mb) mb = s
 		# ms of the exit-to-exit time per MB written after the workload ended
@@ -191,7 +192,19 @@ bench)
 		}
 		start("synth", "perf record -a -- true with 500 more processes, start to exit")
 		start("storm", "perf record -a over an mmap storm (12000 mmaps of one file), 500 more processes")
+		if ("mremap-alone" in v) {
+			printf "5000 realloc()s of 1 to 64 MB, each an mremap(), timed by the program (median of %d):\n", split(v["mremap-alone"], x, " ")
+			row("alone", "mremap-alone"); printf "\n"
+			row("perf record -a, no data mmap records", "mremap-nodata")
+			printf "   %.3fx alone\n", ratio("mremap-nodata", "mremap-alone")
+			row("perf record -a -d, MMAP2 with build ids", "mremap-data-mmap2")
+			printf "   %.3fx alone\n", ratio("mremap-data-mmap2", "mremap-alone")
+			row("perf record -a -d, MMAP3 with build ids", "mremap-data-mmap3")
+			printf "   %.3fx alone, %.3fx MMAP2\n", ratio("mremap-data-mmap3", "mremap-alone"),
+				ratio("mremap-data-mmap3", "mremap-data-mmap2")
+		}
 	}
+	function ratio(c, d) { return med(v[d]) ? med(v[c]) / med(v[d]) : 0 }
 	function start(p, title) {
 		if (!((p "-mmap3") in v))
 			return
@@ -205,7 +218,11 @@ bench)
 			row("MMAP3 with build ids, --no-keep-mapped", p "-mmap3-nokeep")
 			printf "   --keep-mapped: %.3fx --no-keep-mapped\n", k ? m / k : 0
 		}
-	}' "$run/record-cost.log" "$run/synth-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
+		if ((p "-mmap3") in bytes)
+			printf "  bytes per mmap record: MMAP2 %d, MMAP3 %d; records lost (median): MMAP2 %d, MMAP3 %d\n",
+				med(bytes[p "-mmap2-buildid"]), med(bytes[p "-mmap3"]),
+				med(lost[p "-mmap2-buildid"]), med(lost[p "-mmap3"])
+	}' "$run/record-cost.log" "$run/synth-cost.log" "$run/mremap-cost.log" >"$run/record-cost.txt" 2>/dev/null || true
 	# The census of build ids: a line "census RECORDS WITHOUT WHERE" for
 	# each place, then the files without.
 	awk '$1 == "census" {

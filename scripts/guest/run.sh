@@ -148,7 +148,7 @@ synth_cost() {
 	# An untimed round first: the first perf record of a boot reads perf,
 	# its libraries and the build ids through the cold 9p cache.
 	HOME=$w perf record -q -a -e cpu-clock -o warm.data -- true 2>>synth.err
-	echo "# round case start_to_exit_ns mmap_records"
+	echo "# round case start_to_exit_ns mmap_records [lost_records mmap_record_bytes]"
 	for i in 1 2 3 4 5 6 7; do
 		# Each case goes first in every other round.
 		order="mmap2-buildid mmap3 ${nokeep:+mmap3-nokeep}"
@@ -170,6 +170,14 @@ synth_cost() {
 				HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- $cmd >/dev/null 2>>synth.err
 				t1=$(now)
 				n=$(perf script -i $o.data --show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP')
+				# The storm's: records lost, and the mean size of its mmap records
+				[ $wl = synth ] ||
+					n="$n $(perf report -i $o.data --stats 2>/dev/null | awk '$1 == "LOST" { l = $3 } END { print l + 0 }')" \
+					n="$n $(perf report -D -i $o.data 2>/dev/null | awk '/ \[0x[0-9a-f]+\]: PERF_RECORD_MMAP[23]? .*mmap3_bench$/ {
+						h = $0; sub(/\]: PERF_RECORD_MMAP.*/, "", h); sub(/.*\[0x/, "", h)
+						for (v = 0; h != ""; h = substr(h, 2)) v = v * 16 + index("0123456789abcdef", substr(h, 1, 1)) - 1
+						s += v; c++
+					} END { print c ? int(s / c) : 0 }')"
 				echo "$i $wl-$o $((t1 - t0)) $n"
 			done
 		done
@@ -177,6 +185,42 @@ synth_cost() {
 	kill $pids
 	wait $pids 2>/dev/null
 	tail -n 3 synth.err
+}
+
+# The cost of data mmap records to a program that moves its memory about:
+# scripts/guest/mremap-realloc.c, 5000 realloc()s of a buffer between 1
+# and 64 MB, each an mremap() that moves or grows it half the time, timed
+# by the program itself: alone, under perf record -a without data mmap
+# records, and with them (-d) as MMAP2 and as MMAP3 (with build ids both),
+# where each move or growth is a record. Rounds are interleaved, the
+# order turned each round.
+mremap_cost() {
+	local w=/tmp/mremap i o order t n
+	mkdir -p $w && cd $w || return 1
+	cc -O2 -o realloc $TOP/scripts/guest/mremap-realloc.c || return 1
+	echo "# round case workload_ns mmap_records"
+	for i in 1 2 3 4 5 6 7; do
+		order="alone nodata data-mmap2 data-mmap3"
+		[ $((i % 2)) = 0 ] && order="data-mmap3 data-mmap2 nodata alone"
+		for o in $order; do
+			case $o in
+			alone) set -- ;;
+			nodata) set -- --no-mmap3 --buildid-mmap ;;
+			data-mmap2) set -- -d --no-mmap3 --buildid-mmap ;;
+			data-mmap3) set -- -d --mmap3 --buildid-mmap ;;
+			esac
+			n=0
+			if [ $o = alone ]; then
+				t=$(./realloc 5000) || return 1
+			else
+				t=$(HOME=$w perf record -q -a -e cpu-clock "$@" -o $o.data -- ./realloc 5000 2>>mremap.err) ||
+					return 1
+				n=$(perf script -i $o.data --show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP')
+			fi
+			echo "$i mremap-$o $t $n"
+		done
+	done
+	tail -n 3 mremap.err
 }
 
 # What changes a file's identity, for each key a profiler could keep (the
@@ -672,6 +716,7 @@ bench)
 	wanted mmap3_bench && timed mmap3_bench $R/bench.log $T/selftests/mmap3_bench
 	wanted record_cost && timed record_cost $R/record-cost.log record_cost
 	wanted synth_cost && timed synth_cost $R/synth-cost.log synth_cost
+	wanted mremap_cost && timed mremap_cost $R/mremap-cost.log mremap_cost
 	wanted census && timed census $R/census.log census
 	wanted identity && timed identity $R/identity.log identity
 	wanted race && timed race $R/race.log race
