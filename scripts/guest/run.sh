@@ -128,6 +128,18 @@ record_cost() {
 	tail -n 3 record.err report.err
 }
 
+# in_order ROUND CASE...: the cases in their order, turned round in every
+# other round, so that each goes first as often as last.
+in_order() {
+	local i=$1
+	shift
+	if [ $((i % 2)) = 0 ]; then
+		printf '%s\n' "$@" | tac
+	else
+		printf '%s\n' "$@"
+	fi
+}
+
 # The cost of perf record -a's start on a machine with many processes,
 # which is the synthesis of their mmap records: MMAP3 (a stat() of each
 # mapped file more, for its mtime) against MMAP2, both with build ids read
@@ -138,7 +150,7 @@ record_cost() {
 # pairs of one executable file, each a record that the side band of
 # --keep-mapped reads and skips once the file is kept.
 synth_cost() {
-	local w=/tmp/synth i o t0 t1 n order pids= wl cmd
+	local w=/tmp/synth i o t0 t1 n pids= wl cmd nokeep_case=${nokeep:+mmap3-nokeep}
 	local storm="$T/selftests/mmap3_bench -n 2000 -r 1"
 	mkdir -p $w && cd $w || return 1
 	for i in $(seq 500); do
@@ -150,10 +162,7 @@ synth_cost() {
 	HOME=$w perf record -q -a -e cpu-clock -o warm.data -- true 2>>synth.err
 	echo "# round case start_to_exit_ns mmap_records [lost_records mmap_record_bytes]"
 	for i in 1 2 3 4 5 6 7; do
-		# Each case goes first in every other round.
-		order="mmap2-buildid mmap3 ${nokeep:+mmap3-nokeep}"
-		[ $((i % 2)) = 0 ] && order="${nokeep:+mmap3-nokeep} mmap3 mmap2-buildid"
-		for o in $order; do
+		for o in $(in_order $i mmap2-buildid mmap3 $nokeep_case); do
 			case $o in
 			mmap2-buildid) set -- --no-mmap3 --buildid-mmap ;;
 			mmap3) set -- --mmap3 --buildid-mmap ;;
@@ -195,14 +204,12 @@ synth_cost() {
 # where each move or growth is a record. Rounds are interleaved, the
 # order turned each round.
 mremap_cost() {
-	local w=/tmp/mremap i o order t n
+	local w=/tmp/mremap i o t n
 	mkdir -p $w && cd $w || return 1
 	cc -O2 -o realloc $TOP/scripts/guest/mremap-realloc.c || return 1
 	echo "# round case workload_ns mmap_records"
 	for i in 1 2 3 4 5 6 7; do
-		order="alone nodata data-mmap2 data-mmap3"
-		[ $((i % 2)) = 0 ] && order="data-mmap3 data-mmap2 nodata alone"
-		for o in $order; do
+		for o in $(in_order $i alone nodata data-mmap2 data-mmap3); do
 			case $o in
 			alone) set -- ;;
 			nodata) set -- --no-mmap3 --buildid-mmap ;;
