@@ -257,7 +257,10 @@ bench)
 		{ echo "(QEMU $(cut -d' ' -f1 "$run/vm-time"))"; cat "$run/bench.log" "$run/record-cost.txt"; } >"$OBJ/runs/bench.txt"
 	fi
 	if [ "$rc" = 0 ] && grep -q '^census ' "$run/census.log" 2>/dev/null; then
-		cp "$run/census.txt" "$OBJ/runs/census.txt"
+		cat "$run/census.txt" "$run/census-files.txt" >"$OBJ/runs/census.txt" 2>/dev/null
+	fi
+	if [ "$rc" = 0 ] && grep -q '^Keys that changed' "$run/identity.txt" 2>/dev/null; then
+		grep -E '^(Keys|  )' "$run/identity.txt" | sed 's/ *$//' >"$OBJ/runs/identity.txt"
 	fi
 	exit "$rc"
 	;;

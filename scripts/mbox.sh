@@ -54,20 +54,22 @@ if [ -n "$last" ]; then
 	tested="make check on $(head -1 "$last/info.txt" 2>/dev/null | awk '{print $3}') under QEMU ($(cut -d' ' -f1 "$last/vm-time" 2>/dev/null)): $(cat "$last/summary")"
 fi
 bench=$BOBJ/runs/bench.txt
-census=$BOBJ/runs/census.txt
 
-# The cover letter's text: @BASE@, @TESTED@, @BENCH@ and @CENSUS@
-# filled in. Without a census (make bench), its line stays for the sender
-# to see.
+# The cover letter's text: @BASE@, @TESTED@, @BENCH@, @CENSUS@ and
+# @IDENTITY@ filled in, the last two with what make bench left in
+# build/BASE/runs/ (census.txt, identity.txt), indented as the line is.
+# Without them, the line stays for the sender to see.
 cover_text() {
-	local line
+	local line key file
 	while IFS= read -r line; do
 		case $line in
-		*@CENSUS@)
-			if [ -f "$census" ]; then
-				sed "s/^/${line%@CENSUS@}/" "$census"
+		*@CENSUS@ | *@IDENTITY@)
+			key=${line#"${line%@*@}"} file=${key//@/}
+			file=$BOBJ/runs/${file,,}.txt
+			if [ -f "$file" ]; then
+				sed "s/^/${line%"$key"}/" "$file"
 			else
-				echo "warning: ${1#$TOP/} has @CENSUS@, and no make bench BASE=$BASE measured it" >&2
+				echo "warning: ${1#$TOP/} has $key, and no make bench BASE=$BASE measured it" >&2
 				printf '%s\n' "$line"
 			fi
 			;;

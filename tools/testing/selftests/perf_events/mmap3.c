@@ -1457,7 +1457,7 @@ TEST_F(mmap3, mtime_after_shared_write)
 }
 
 /*
- * 21. attr.mmap3 is bit 63 of the attr flags word, as the ABI says, and
+ * 21. attr.mmap3 is bit 40 of the attr flags word, as the ABI says, and
  * none of the bits attr.__reserved_1 holds, however many those are.
  */
 TEST(attr_bit_layout)
@@ -1466,12 +1466,12 @@ TEST(attr_bit_layout)
 
 	memset(&attr, 0, sizeof(attr));
 	attr.mmap3 = 1;
-	ASSERT_EQ(flag_bit(63), attr_flags(&attr));
+	ASSERT_EQ(flag_bit(40), attr_flags(&attr));
 	attr.mmap3 = 0;
 	/* -1 sets all the bits of an unsigned bit-field, whatever its width. */
 	attr.__reserved_1 = -1;
 	ASSERT_NE(0, attr_flags(&attr));
-	ASSERT_EQ(0, attr_flags(&attr) & flag_bit(63));
+	ASSERT_EQ(0, attr_flags(&attr) & flag_bit(40));
 }
 
 /*
