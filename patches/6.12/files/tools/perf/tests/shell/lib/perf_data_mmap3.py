@@ -22,7 +22,7 @@ import sys
 
 PERF_RECORD_COMM = 3
 PERF_RECORD_SAMPLE = 9
-PERF_RECORD_MMAP3 = 63
+PERF_RECORD_MMAP3 = 23
 PERF_RECORD_MISC_USER = 2
 
 PERF_SAMPLE_IP = 1 << 0
@@ -36,7 +36,7 @@ ATTR_MMAP = 8
 ATTR_COMM = 9
 ATTR_TASK = 13
 ATTR_SAMPLE_ID_ALL = 18
-ATTR_MMAP3 = 63
+ATTR_MMAP3 = 40
 
 ATTR_SIZE = 128
 # The fields of the first version, what filename_offset is at least
