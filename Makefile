@@ -11,7 +11,7 @@ export KERNEL TESTS BASE
 
 .PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock perf-mainline tests build check demo \
 	check-all shell bench fuzz fuzz-kernel fuzz-seeds upstream baseline export reset-tree mbox \
-	series-check fresh-check figures clean
+	series-check abi-check fresh-check figures clean
 
 # The targets table of README.md, one line each.
 help:
@@ -94,6 +94,10 @@ mbox: tree
 
 series-check: tree
 	@$(S)/series-check.sh
+
+# The ABI numbers of every base against the newest mainline uapi.
+abi-check:
+	@$(S)/abi-check.sh
 
 baseline: deps
 	@$(S)/baseline.sh

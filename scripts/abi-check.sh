@@ -9,7 +9,8 @@
 # number, on a collision, on a number that is not the next free one, and on
 # bases that disagree. perf's header features are not in the uapi: they are
 # compared with the default base's tools/perf/util/header.h, the newest
-# perf source the harness has.
+# perf source the harness has. The bases' headers are their tarballs' with
+# the hunks of their series applied (deps.sh installs a missing tarball).
 . "$(dirname "$0")/lib.sh"
 
 d=$B/debs/abi
@@ -36,8 +37,6 @@ if apt-get "${apt[@]}" update -qq >"$d/apt.log" 2>&1 &&
 	echo "mainline: linux-libc-dev $ver"
 else
 	ver=
-	git -C "$B/${BASES%% *}/src" show base:include/uapi/linux/perf_event.h >"$mainline" ||
-		die "no linux-libc-dev (build/debs/abi/apt.log) and no tree of ${BASES%% *} (make tree)"
 	echo "mainline: Debian not reached (build/debs/abi/apt.log): the uapi of ${BASES%% *}'s base"
 fi
 
@@ -63,13 +62,15 @@ record_types() {
 		split(substr($0, RSTART, RLENGTH), f, /[ \t]*=[ \t]*/); print f[1], f[2]
 	}' "$1"
 }
-# features FILE: "NAME NUMBER" for each feature of perf's header.h.
+# features FILE: "NAME NUMBER" for each feature of perf's header.h, those
+# after HEADER_LAST_FEATURE (a later perf's numbers) included.
 features() {
-	awk '/HEADER_FIRST_FEATURE/ { on = 1; n = 1; next } on && /HEADER_LAST_FEATURE/ { exit }
+	awk '/HEADER_FIRST_FEATURE/ { on = 1; n = 1; next } on && /^};/ { exit }
 	on && match($0, /HEADER_[A-Z0-9_]+/) {
 		name = substr($0, RSTART, RLENGTH)
 		if (match($0, /=[ \t]*[0-9]+/)) n = substr($0, RSTART + 1) + 0
-		print name, n++
+		if (name != "HEADER_LAST_FEATURE" && name != "HEADER_FEAT_BITS") print name, n
+		n++
 	}' "$1"
 }
 
@@ -90,17 +91,40 @@ check() {
 	echo "$what: $name $n"
 }
 
+# base_files BASE DIR: the base's uapi header and perf's header.h, from its
+# tarball, as DIR/base/ and, with the hunks of its series for them applied,
+# as DIR/. git apply works outside a repository, in a directory of mktemp's.
+base_files() {
+	local tarball p tmp
+	tarball=$(BASE=$1 bash -c ". '$TOP/scripts/lib.sh' && echo \$BASE_TARBALL")
+	[ -r "$tarball" ] || BASE=$1 "$TOP/scripts/deps.sh" >/dev/null ||
+		die "no $tarball for BASE=$1"
+	tmp=$(mktemp -d)
+	tar -xJf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
+		'*/include/uapi/linux/perf_event.h' '*/tools/perf/util/header.h'
+	rm -rf "$2" && mkdir -p "$2" && cp -r "$tmp" "$2/base"
+	for p in $(grep -v '^#' "$TOP/patches/$1/series"); do
+		grep -qE '^diff --git a/(include/uapi/linux/perf_event|tools/perf/util/header)\.h ' \
+			"$TOP/patches/$1/$p" || continue
+		(cd "$tmp" && git apply -p1 --include=include/uapi/linux/perf_event.h \
+			--include=tools/perf/util/header.h "$TOP/patches/$1/$p") ||
+			die "patches/$1/$p does not apply to the base's headers"
+	done
+	cp -r "$tmp"/. "$2/" && rm -rf "$tmp"
+}
+
+for base in $BASES; do
+	base_files "$base" "$d/$base"
+done
+# Mainline's features: the default base's perf, unpatched.
+features "$d/${BASES%% *}/base/tools/perf/util/header.h" >"$d/main.feats"
+[ -n "$ver" ] || cp "$d/${BASES%% *}/base/include/uapi/linux/perf_event.h" "$mainline"
 attr_bits "$mainline" >"$d/main.bits"
 record_types "$mainline" >"$d/main.types"
-git -C "$B/${BASES%% *}/src" show base:tools/perf/util/header.h 2>/dev/null | features /dev/stdin >"$d/main.feats" ||
-	die "no tree of ${BASES%% *} (make tree BASE=${BASES%% *})"
 for base in $BASES; do
-	s=$B/$base/src
-	[ -d "$s" ] || die "no build/$base/src: make tree BASE=$base"
-	git -C "$s" show HEAD:include/uapi/linux/perf_event.h >"$d/$base.h"
-	attr_bits "$d/$base.h" >"$d/$base.bits"
-	record_types "$d/$base.h" >"$d/$base.types"
-	git -C "$s" show HEAD:tools/perf/util/header.h | features /dev/stdin >"$d/$base.feats"
+	attr_bits "$d/$base/include/uapi/linux/perf_event.h" >"$d/$base.bits"
+	record_types "$d/$base/include/uapi/linux/perf_event.h" >"$d/$base.types"
+	features "$d/$base/tools/perf/util/header.h" >"$d/$base.feats"
 	check "$base attr bit" "$d/$base.bits" "$d/main.bits" mmap3
 	check "$base record type" "$d/$base.types" "$d/main.types" PERF_RECORD_MMAP3
 	check "$base header feature" "$d/$base.feats" "$d/main.feats" HEADER_KERNEL_ADDR_UNKNOWN

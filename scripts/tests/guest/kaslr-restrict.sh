@@ -7,7 +7,8 @@
 #   restricted;
 # - no kernel mmap record is made, as there is no address to put in it;
 #   the header says instead that the kernel's address is unknown
-#   (HEADER_KERNEL_ADDR_UNKNOWN), in a feature that older perf skips;
+#   (HEADER_KERNEL_ADDR_UNKNOWN), in a file and in a pipe, in a feature
+#   that older perf skips;
 # - perf report says why kernel symbols cannot be resolved (kptr_restrict)
 #   and that they cannot be relocated;
 # - no kernel sample resolves to a wrong symbol: each is either unresolved
@@ -110,6 +111,14 @@ run_case() {
 			{ cat $d/$h.txt; fail "$name: the $h does not say that the kernel's address is unknown"; }
 	done
 	echo "no kernel mmap record; the header says that the kernel's address is unknown"
+	# The same in a pipe, where the feature comes as a record of its own.
+	cmd="cd $d && HOME=$d perf record -a -e cpu-clock -o - -- sleep 0.2 2>$d/record.pipe.log |
+	     HOME=$d perf report -i - --header-only >$d/header.pipe.txt 2>&1"
+	if [ "$user" = root ]; then sh -c "$cmd"; else as_user sh -c "$cmd"; fi
+	rc=$?
+	grep -q '^# kernel address: unknown' $d/header.pipe.txt ||
+		{ cat $d/record.pipe.log $d/header.pipe.txt; fail "$name: a pipe does not say that the kernel's address is unknown (rc $rc)"; }
+	echo "the same in a pipe"
 	sed -n '1,/^#/p' $d/report.txt | grep -v '^#'
 	grep -q 'restricted' $d/report.txt && grep -q 'kptr_restrict' $d/report.txt ||
 		fail "$name: perf report did not say why kernel symbols cannot be resolved"
