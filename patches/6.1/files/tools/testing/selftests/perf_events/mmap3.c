@@ -1430,20 +1430,54 @@ static int open_on_self(struct perf_event_attr *attr)
 }
 
 /*
+ * Each bit of the attr bit-field @field, set alone, fails perf_event_open()
+ * with EINVAL. -1 sets all the bits of an unsigned bit-field, whatever its
+ * width.
+ */
+#define EXPECT_RESERVED_EINVAL(attr, field)					\
+do {										\
+	int width = 0, fd, err;							\
+										\
+	(attr)->field = -1;							\
+	for (__u64 bits = (attr)->field; bits; bits >>= 1)			\
+		width++;							\
+	ASSERT_LE(1, width) {							\
+		TH_LOG("attr." #field " has no bits");				\
+	}									\
+	for (int i = 0; i < width; i++) {					\
+		(attr)->field = 1ULL << i;					\
+		fd = open_on_self(attr);					\
+		err = errno;							\
+		EXPECT_EQ(-1, fd) {						\
+			TH_LOG("attr." #field " bit %d (of %d) was accepted",	\
+			       i, width);					\
+		}								\
+		if (fd >= 0) {							\
+			close(fd);						\
+			continue;						\
+		}								\
+		EXPECT_EQ(EINVAL, err) {					\
+			TH_LOG("attr." #field " bit %d (of %d): %s, not EINVAL", \
+			       i, width, strerror(err));			\
+		}								\
+	}									\
+	(attr)->field = 0;							\
+} while (0)
+
+/*
  * 20. Every attr flag bit that this kernel reserves is refused with EINVAL,
  * so that a newer tool's feature probe falls back. They are the bits of
- * attr.__reserved_1 in the uapi header the test is built against, the tested
- * kernel's, and are set through that bit-field: where it lies in the flags
- * word depends on the byte order and on the bits assigned before it, as
- * mainline assigns them from its low end (defer_callchain and defer_output
- * took the first two). The controls: the attr opens without them, and with
- * attr.mmap3 set the same way, which shows that such a bit reaches the
- * kernel.
+ * attr.__reserved_4 (mainline's defer_callchain and defer_output) and
+ * attr.__reserved_1 in the uapi header the test is built against, the
+ * tested kernel's, and are set through those bit-fields: where they lie in
+ * the flags word depends on the byte order. The controls: the attr opens
+ * without them, and with attr.mmap3 set the same way, which shows that such
+ * a bit reaches the kernel.
  */
 TEST(attr_unknown_bits)
 {
 	struct perf_event_attr attr;
-	int width = 0, fd, err;
+	int fd;
 
 	base_attr(&attr);
 	fd = open_on_self(&attr);
@@ -1463,31 +1497,8 @@ TEST(attr_unknown_bits)
 	close(fd);
 	attr.mmap3 = 0;
 
-	/* -1 sets all the bits of an unsigned bit-field, whatever its width. */
-	attr.__reserved_1 = -1;
-	for (__u64 bits = attr.__reserved_1; bits; bits >>= 1)
-		width++;
-	ASSERT_LE(1, width) {
-		TH_LOG("attr.__reserved_1 has no bits");
-	}
-
-	for (int i = 0; i < width; i++) {
-		attr.__reserved_1 = 1ULL << i;
-		fd = open_on_self(&attr);
-		err = errno;
-		EXPECT_EQ(-1, fd) {
-			TH_LOG("attr.__reserved_1 bit %d (of %d) was accepted",
-			       i, width);
-		}
-		if (fd >= 0) {
-			close(fd);
-			continue;
-		}
-		EXPECT_EQ(EINVAL, err) {
-			TH_LOG("attr.__reserved_1 bit %d (of %d): %s, not EINVAL",
-			       i, width, strerror(err));
-		}
-	}
+	EXPECT_RESERVED_EINVAL(&attr, __reserved_4);
+	EXPECT_RESERVED_EINVAL(&attr, __reserved_1);
 }
 
 TEST_HARNESS_MAIN
