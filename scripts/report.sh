@@ -58,7 +58,7 @@ parse_tap() {
 parse_perftest() {
 	local log=$run/perftest.log
 	[ -f "$log" ] || return 0
-	sed -nE 's/^ *([0-9]+(\.[0-9]+)?): (.*[^ ]) +: (Ok|FAILED!|Skip.*)$/\1\t\3\t\4/p' "$log" |
+	sed -nE 's/^ *([0-9]+(\.[0-9]+)?): (.*[^ ]) *: (Ok|FAILED!|Skip.*)$/\1\t\3\t\4/p' "$log" |
 	while IFS=$'\t' read -r num name res; do
 		case $res in
 		Ok) st=pass why= ;;
@@ -67,8 +67,10 @@ parse_perftest() {
 			# The verbose rerun: report.sh's baseline step lets it
 			# count only for a test that the baseline calls flaky.
 			# Passed: the suite's lines (or its subtests') say Ok, none
-			# FAILED!; 7.3 ends the log with a summary of its own.
-			rr=$run/perftest-rerun/$num.log
+			# FAILED!; 7.3 ends the log with a summary of its own. Its
+			# result lines are in NUM.res (6.1's -v prints them apart).
+			rr=$run/perftest-rerun/$num.res
+			[ -f "$rr" ] || rr=${rr%.res}.log
 			if grep -qE "^ *$num(\.[0-9]+)?: .*: Ok\$" "$rr" 2>/dev/null &&
 			   ! grep -qE "^ *$num(\.[0-9]+)?: .*: FAILED!\$" "$rr"; then
 				why="passed on rerun; $why"
@@ -83,11 +85,17 @@ parse_perftest() {
 		esac
 		emit "$st" perf-test "$name" "$why"
 	done
-	# A suite that ran out of time printed no result (scripts/guest/run.sh).
-	[ -f "$run/perftest-timeouts" ] &&
-	while IFS=$'\t' read -r num name; do
-		emit fail perf-test "$name" "timed out (perftest.d/$num.log)"
-	done <"$run/perftest-timeouts"
+	# A suite that ran out of time printed no result, and one that ended
+	# without a result is no pass either (scripts/guest/run.sh).
+	local f why
+	for f in timeouts noresult; do
+		[ -f "$run/perftest-$f" ] || continue
+		why="timed out"
+		[ "$f" = timeouts ] || why="ended without a result line"
+		while IFS=$'\t' read -r num name; do
+			emit fail perf-test "$name" "$why (perftest.d/$num.vlog)"
+		done <"$run/perftest-$f"
+	done
 	return 0
 }
 

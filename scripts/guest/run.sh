@@ -7,10 +7,12 @@
 #   perftest.log              upstream perf test, suite by suite in order
 #   perftest.d/N.log, .rc     perf test N: its result lines; exit status,
 #                             seconds
-#   perftest.d/N.vlog         the whole output of a suite that failed or
-#                             ran out of time (perf test -v N on 7.3)
+#   perftest.d/N.vlog         the whole output (perf test -v N) of a suite
+#                             that failed, ran out of time or printed no
+#                             result
 #   perftest-list, -times     the suites run, and the seconds each took
 #   perftest-timeouts         the suites that ran out of time
+#   perftest-noresult         the suites that ended without a result line
 #   perftest-rerun/N.log      perf test -v N, once more for each that failed,
 #                             and -vv for each skip of a test of ours
 #   perftest-space.txt        the guest's free space and memory after it
@@ -455,12 +457,32 @@ kselftests() {
 	done
 }
 
+# An awk program: the result lines of suite n in perf test's output,
+# "NUM[.SUB]: desc : result", as 7.3 and 6.12 print them. The longest
+# description of a run has no space before its colon. 6.1's -v prints
+# "NUM: desc :" before the suite's output and the result after it, on the
+# line after "---- end ----", as "desc: Ok" ("desc subtest SUB: Ok"):
+# joined into one line here.
+# shellcheck disable=SC2016,SC2089
+perftest_results='
+	$0 ~ "^ *" n "(\\.[0-9]+)?: .*:( (Ok|FAILED!|Skip.*))?$" {
+		if (head != "") print head
+		head = ""
+		if ($0 ~ /:$/) head = $0; else print
+	}
+	end && head != "" && match($0, /: (Ok|FAILED!|Skip.*)$/) {
+		print head " " substr($0, RSTART + 2)
+		head = ""
+	}
+	{ end = ($0 == "---- end ----") }
+	END { if (head != "") print head }'
+
 # perftests JOBS NUM...: perf test NUM for each NUM, JOBS at a time, each
 # in a perf test $perftest_v of its own, within its limit (perftest-limits):
 # its result lines in perftest.d/NUM.log, its whole output, kept only when
-# it failed or ran out of time, in perftest.d/NUM.vlog (a failure that a rerun
-# does not repeat leaves its evidence), its exit status and seconds in
-# perftest.d/NUM.rc. At the niceness $nice. For a suite that runs out of
+# it failed, ran out of time or printed no result, in perftest.d/NUM.vlog
+# (a failure that a rerun does not repeat leaves its evidence), its exit
+# status and seconds in perftest.d/NUM.rc. At the niceness $nice. For a suite that runs out of
 # time, the guest's processes, with where each waits, 10 s before its end
 # in perftest.d/NUM.ps: what it hung in.
 perftests() {
@@ -475,8 +497,9 @@ perftests() {
 		timeout "$lim" perf test $perftest_v "$1" >"$0/$1.vlog" 2>&1
 		rc=$?
 		pkill -P $w; kill $w 2>/dev/null
-		grep -E "^ *$1(\.[0-9]+)?: .* :( (Ok|FAILED!|Skip.*))?\$" "$0/$1.vlog" >"$0/$1.log"
-		grep -qE ": FAILED!\$" "$0/$1.log" || [ "$rc" = 124 ] || rm -f "$0/$1.vlog"
+		awk -v n="$1" "$perftest_results" "$0/$1.vlog" >"$0/$1.log"
+		grep -qE ": (Ok|Skip.*)\$" "$0/$1.log" && ! grep -qE ": FAILED!\$" "$0/$1.log" &&
+			[ "$rc" != 124 ] && rm -f "$0/$1.vlog"
 		echo "$rc $(($(date +%s) - t0))" >"$0/$1.rc"' $R/perftest.d
 }
 
@@ -511,15 +534,15 @@ perftest() {
 	[ "$KERNEL" = debug ] && limit=4500 slower=5
 	jobs=4
 	mkdir -p $R/perftest.d
-	# The first pass keeps a failing suite's output where perf test -v
-	# prints it with the suite's own result lines: 7.3's does, with ten
-	# picked lines of it unless asked for more. 6.1's -v prints the
-	# result as "desc: Ok", without the number; there, and on 6.12, the
-	# first pass stays plain.
-	perftest_v=
+	# The first pass is verbose, so that a failing suite's output is kept
+	# even when its rerun passes: 7.3's perf test -v prints it whole when
+	# asked (ten picked lines otherwise), 6.12's prints it whole, 6.1's
+	# prints every suite's (perftests drops a passing suite's).
+	perftest_v=-v
 	perf test -h 2>&1 | grep -q -- --failure-snippet-lines &&
 		perftest_v="-v --failure-snippet-lines=1000000"
-	export perftest_v
+	# shellcheck disable=SC2090
+	export perftest_v perftest_results
 	# The suites by number (perf test list takes the same words as perf
 	# test), each with its description.
 	# shellcheck disable=SC2086
@@ -558,11 +581,16 @@ perftest() {
 	# ran out of time, which printed no result.
 	: >$R/perftest-times
 	: >$R/perftest-timeouts
+	: >$R/perftest-noresult
 	while IFS='	' read -r n desc; do
 		cat $R/perftest.d/$n.log
 		read -r rc secs <$R/perftest.d/$n.rc
 		printf '%s %3d: %s\n' "$secs" "$n" "$desc" >>$R/perftest-times
-		[ "$rc" != 124 ] || printf '%s\t%s\n' "$n" "$desc" >>$R/perftest-timeouts
+		if [ "$rc" = 124 ]; then
+			printf '%s\t%s\n' "$n" "$desc" >>$R/perftest-timeouts
+		elif ! grep -qE ': (Ok|FAILED!|Skip.*)$' $R/perftest.d/$n.log; then
+			printf '%s\t%s\n' "$n" "$desc" >>$R/perftest-noresult
+		fi
 	done <$R/perftest-list >$R/perftest.log
 	# What perf test left in the guest's RAM (tmpfs), for a test that
 	# fails with ENOSPC.
@@ -588,6 +616,7 @@ perftest() {
 			awk -F'\t' -v d="$desc" -v k="$known" '$1 == "perf-test" && $2 == d && (k == "any" || $3 == k) { f = 1 } END { exit !f }' "$base" &&
 			continue
 		(cd $PT && JAVA_TOOL_OPTIONS=-Xint timeout 300 perf test $v "$n") </dev/null >$R/perftest-rerun/$n.log 2>&1
+		awk -v n="$n" "$perftest_results" $R/perftest-rerun/$n.log >$R/perftest-rerun/$n.res
 	done
 }
 
