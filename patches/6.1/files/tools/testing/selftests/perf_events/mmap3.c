@@ -473,9 +473,9 @@ TEST_F(mmap3, build_id)
 	struct perf_event_attr attr;
 	__u8 want[BUILD_ID_MAX];
 	struct records rec2 = {};
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], path[PATH_MAX];
 	struct statx st;
-	int fd, want_size;
+	int fd, n, want_size;
 	char *img;
 	void *p;
 
@@ -486,10 +486,28 @@ TEST_F(mmap3, build_id)
 	img = malloc(st.stx_size);
 	ASSERT_NE(NULL, img);
 	ASSERT_EQ(st.stx_size, pread(fd, img, st.stx_size, 0));
+	close(fd);
 	want_size = elf_build_id(img, st.stx_size, want);
-	free(img);
-	if (want_size <= 0)
+	if (want_size <= 0) {
+		free(img);
 		SKIP(return, "%.200s has no NT_GNU_BUILD_ID note", exe);
+	}
+
+	/*
+	 * Mapped is a copy of it in the scratch directory, a file of the
+	 * test's own as in the other tests: on overlayfs the record has the
+	 * inode of the layer that holds the file, the upper one for a new
+	 * file, while the executable may be in a lower one.
+	 */
+	n = snprintf(path, sizeof(path), "%s/build-id-exe", self->dir);
+	ASSERT_GT((int)sizeof(path), n);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0700);
+	ASSERT_LE(0, fd) {
+		TH_LOG("open %s: %s", path, strerror(errno));
+	}
+	ASSERT_EQ((ssize_t)st.stx_size, write(fd, img, st.stx_size));
+	free(img);
+	fstatx(fd, &st);
 
 	/*
 	 * An MMAP2 consumer with build_id goes first: the flag it gets in
@@ -533,7 +551,7 @@ TEST_F(mmap3, build_id)
 	ASSERT_EQ(0, memcmp(want, with->build_id, want_size));
 	ASSERT_EQ(0, with->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
 	ASSERT_INODE(with, fd, &st);
-	ASSERT_STREQ(exe, with->filename);
+	ASSERT_STREQ(path, with->filename);
 	free(rec2.buf);
 	close(fd);
 }
@@ -1430,26 +1448,26 @@ static int open_on_self(struct perf_event_attr *attr)
 }
 
 /*
- * Each bit of the attr bit-field @field, set alone, fails perf_event_open()
- * with EINVAL. -1 sets all the bits of an unsigned bit-field, whatever its
- * width.
+ * Each bit of @rsv, a bit-field of *@attr, set alone, fails
+ * perf_event_open() with EINVAL. -1 sets all the bits of an unsigned
+ * bit-field, whatever its width.
  */
-#define EXPECT_RESERVED_EINVAL(attr, field)					\
+#define EXPECT_RESERVED_EINVAL(attr, rsv)					\
 do {										\
 	int width = 0, fd, err;							\
 										\
-	(attr)->field = -1;							\
-	for (__u64 bits = (attr)->field; bits; bits >>= 1)			\
+	(rsv) = -1;								\
+	for (__u64 bits = (rsv); bits; bits >>= 1)				\
 		width++;							\
 	ASSERT_LE(1, width) {							\
-		TH_LOG("attr." #field " has no bits");				\
+		TH_LOG(#rsv " has no bits");					\
 	}									\
 	for (int i = 0; i < width; i++) {					\
-		(attr)->field = 1ULL << i;					\
+		(rsv) = 1ULL << i;						\
 		fd = open_on_self(attr);					\
 		err = errno;							\
 		EXPECT_EQ(-1, fd) {						\
-			TH_LOG("attr." #field " bit %d (of %d) was accepted",	\
+			TH_LOG(#rsv " bit %d (of %d) was accepted",		\
 			       i, width);					\
 		}								\
 		if (fd >= 0) {							\
@@ -1457,11 +1475,11 @@ do {										\
 			continue;						\
 		}								\
 		EXPECT_EQ(EINVAL, err) {					\
-			TH_LOG("attr." #field " bit %d (of %d): %s, not EINVAL", \
+			TH_LOG(#rsv " bit %d (of %d): %s, not EINVAL",		\
 			       i, width, strerror(err));			\
 		}								\
 	}									\
-	(attr)->field = 0;							\
+	(rsv) = 0;								\
 } while (0)
 
 /*
@@ -1497,8 +1515,8 @@ TEST(attr_unknown_bits)
 	close(fd);
 	attr.mmap3 = 0;
 
-	EXPECT_RESERVED_EINVAL(&attr, __reserved_4);
-	EXPECT_RESERVED_EINVAL(&attr, __reserved_1);
+	EXPECT_RESERVED_EINVAL(&attr, attr.__reserved_4);
+	EXPECT_RESERVED_EINVAL(&attr, attr.__reserved_1);
 }
 
 TEST_HARNESS_MAIN
