@@ -1364,26 +1364,26 @@ static int open_on_self(struct perf_event_attr *attr)
 }
 
 /*
- * Each bit of the attr bit-field @field, set alone, fails perf_event_open()
- * with EINVAL. -1 sets all the bits of an unsigned bit-field, whatever its
- * width.
+ * Each bit of @rsv, a bit-field of *@attr, set alone, fails
+ * perf_event_open() with EINVAL. -1 sets all the bits of an unsigned
+ * bit-field, whatever its width.
  */
-#define EXPECT_RESERVED_EINVAL(attr, field)					\
+#define EXPECT_RESERVED_EINVAL(attr, rsv)					\
 do {										\
 	int width = 0, fd, err;							\
 										\
-	(attr)->field = -1;							\
-	for (__u64 bits = (attr)->field; bits; bits >>= 1)			\
+	(rsv) = -1;								\
+	for (__u64 bits = (rsv); bits; bits >>= 1)				\
 		width++;							\
 	ASSERT_LE(1, width) {							\
-		TH_LOG("attr." #field " has no bits");				\
+		TH_LOG(#rsv " has no bits");					\
 	}									\
 	for (int i = 0; i < width; i++) {					\
-		(attr)->field = 1ULL << i;					\
+		(rsv) = 1ULL << i;						\
 		fd = open_on_self(attr);					\
 		err = errno;							\
 		EXPECT_EQ(-1, fd) {						\
-			TH_LOG("attr." #field " bit %d (of %d) was accepted",	\
+			TH_LOG(#rsv " bit %d (of %d) was accepted",		\
 			       i, width);					\
 		}								\
 		if (fd >= 0) {							\
@@ -1391,11 +1391,11 @@ do {										\
 			continue;						\
 		}								\
 		EXPECT_EQ(EINVAL, err) {					\
-			TH_LOG("attr." #field " bit %d (of %d): %s, not EINVAL", \
+			TH_LOG(#rsv " bit %d (of %d): %s, not EINVAL",		\
 			       i, width, strerror(err));			\
 		}								\
 	}									\
-	(attr)->field = 0;							\
+	(rsv) = 0;								\
 } while (0)
 
 /*
@@ -1431,8 +1431,8 @@ TEST(attr_unknown_bits)
 	close(fd);
 	attr.mmap3 = 0;
 
-	EXPECT_RESERVED_EINVAL(&attr, __reserved_4);
-	EXPECT_RESERVED_EINVAL(&attr, __reserved_1);
+	EXPECT_RESERVED_EINVAL(&attr, attr.__reserved_4);
+	EXPECT_RESERVED_EINVAL(&attr, attr.__reserved_1);
 }
 
 TEST_HARNESS_MAIN
