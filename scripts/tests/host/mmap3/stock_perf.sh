@@ -38,9 +38,10 @@ symbols() {
 }
 
 # addresses perf cache-dir perf.data [perf report options]: each line's
-# overhead, dso and symbol address, without the symbol's name.
+# overhead, dso and symbol address, without the symbol's name, sorted:
+# perf report orders lines of the same overhead by the symbol's name.
 addresses() {
-	symbols "$@" -v | awk '{ print $1, $2, $3 }'
+	symbols "$@" -v | awk '{ print $1, $2, $3 }' | sort
 }
 
 # compare name cache-dir mmap3-file mmap2-file our-symbols-of-the-mmap3-file
