@@ -659,6 +659,45 @@ demo() {
 	perf buildid-cache -v --kcore /proc/kcore 2>&1
 	ls -l ~/.debug/\[kernel.kcore\]/*/* 2>&1
 	rmmod perf_testmod
+	demo_replaced
+}
+
+# A program upgraded while it is recorded, as an installer does it: build
+# 1 runs old_spin(), build 2 is moved over its path while it runs, and a
+# second process runs new_spin() from the new file. With --keep-mapped
+# (perf record's default) the first process's samples get build 1's
+# symbols, from the copy perf record made as it was mapped; without, the
+# file at the path at the end is build 2, and its samples are not
+# resolved, with a warning. With and without a GNU build id; the builds'
+# code differs, as their build ids do (a hash of what is loaded, not of
+# the symbol table).
+demo_replaced() {
+	local w=/tmp/demo/replaced v f k o
+	mkdir -p $w && cd $w || return 1
+	for v in old new; do
+		f=1
+		[ $v = old ] || f=2
+		cat >$v.c <<-EOF
+			#include <time.h>
+			static volatile unsigned long n;
+			static __attribute__((noinline)) void ${v}_spin(time_t end) { while (time(NULL) < end) n += $f; }
+			int main(void) { ${v}_spin(time(NULL) + 2); return 0; }
+		EOF
+		cc -O1 -o $v-bid $v.c && cc -O1 -Wl,--build-id=none -o $v-nobid $v.c || return 1
+	done
+	for k in bid nobid; do
+		for o in --keep-mapped --no-keep-mapped; do
+			echo
+			echo "\$ perf record -a -e cpu-clock $o -- <prog ($k): build 1 runs; build 2 is moved over it; build 2 runs>"
+			echo "\$ perf report --stdio --sort pid,sym (prog's lines)"
+			rm -rf prog $w/.debug
+			cp old-$k prog
+			HOME=$w perf record -q -a -e cpu-clock $o -o $k$o.data -- sh -c \
+				"./prog & sleep 1; cp new-$k prog.new && mv prog.new prog; ./prog; wait" 2>&1
+			HOME=$w perf report -i $k$o.data --stdio --sort pid,sym 2>&1 |
+				grep -E 'prog|_spin|changed' | sed 's/^  *//' | head -8
+		done
+	done
 }
 
 # make fuzz-seeds: small recordings of each kind that perf reads, the
