@@ -672,15 +672,15 @@ demo() {
 # code differs, as their build ids do (a hash of what is loaded, not of
 # the symbol table).
 demo_replaced() {
-	local w=/tmp/demo/replaced v f k o
+	local w=/tmp/demo/replaced v inc k o
 	mkdir -p $w && cd $w || return 1
 	for v in old new; do
-		f=1
-		[ $v = old ] || f=2
+		inc=1
+		[ $v = old ] || inc=2
 		cat >$v.c <<-EOF
 			#include <time.h>
 			static volatile unsigned long n;
-			static __attribute__((noinline)) void ${v}_spin(time_t end) { while (time(NULL) < end) n += $f; }
+			static __attribute__((noinline)) void ${v}_spin(time_t end) { while (time(NULL) < end) n += $inc; }
 			int main(void) { ${v}_spin(time(NULL) + 2); return 0; }
 		EOF
 		cc -O1 -o $v-bid $v.c && cc -O1 -Wl,--build-id=none -o $v-nobid $v.c || return 1
@@ -695,7 +695,7 @@ demo_replaced() {
 			HOME=$w perf record -q -a -e cpu-clock $o -o $k$o.data -- sh -c \
 				"./prog & sleep 1; cp new-$k prog.new && mv prog.new prog; ./prog; wait" 2>&1
 			HOME=$w perf report -i $k$o.data --stdio --sort pid,sym 2>&1 |
-				grep -E 'prog|_spin|changed' | sed 's/^  *//' | head -8
+				grep -E ':prog |changed after' | sed 's/^  *//' | head -8
 		done
 	done
 }
