@@ -9,8 +9,8 @@ BASES := $(shell sed -n 's/^BASES="\(.*\)"$$/\1/p' $(S)/lib.sh)
 KERNEL ?= default
 export KERNEL TESTS BASE
 
-.PHONY: help deps tree kernel perf perf-san perf-fuzz perf-stock perf-mainline tests build check demo \
-	check-all shell bench fuzz fuzz-kernel fuzz-seeds upstream baseline export reset-tree mbox \
+.PHONY: help deps tree kernel perf perf-san perf-fuzz perf-cov perf-stock perf-mainline tests build check demo \
+	coverage check-all shell bench fuzz fuzz-kernel fuzz-seeds upstream baseline export reset-tree mbox \
 	series-check abi-check fresh-check figures clean
 
 # The targets table of README.md, one line each.
@@ -45,6 +45,9 @@ perf-fuzz: tree
 perf-stock: tree
 	@PERF_STOCK=1 $(S)/build-perf.sh
 
+perf-cov: tree
+	@PERF_COV=1 $(S)/build-perf.sh
+
 # Mainline's perf, 7.3 as it ships, for the tests of how it and ours read
 # each other's files on every base: from Debian's linux-source-7.3, with
 # no tree of 7.3 needed (build/7.3/perf-stock).
@@ -65,6 +68,12 @@ check: build perf-san perf-stock perf-mainline
 # before a change to a series or the harness is called done.
 check-all:
 	@rc=0; for b in $(BASES); do $(MAKE) --no-print-directory check BASE=$$b || rc=1; done; exit $$rc
+
+# make check with gcov's counters in the kernel's files of the series and
+# in perf, and the lines of each patch that ran (scripts/coverage.sh); with
+# FUZZ_SECONDS, make fuzz and make fuzz-kernel too.
+coverage: tree perf-san perf-stock perf-mainline $(if $(FUZZ_SECONDS),perf-fuzz)
+	@$(S)/coverage.sh
 
 demo: build
 	@$(S)/check.sh demo

@@ -3,18 +3,32 @@
 #
 # Build the kernel (bzImage and modules) out of tree in build/BASE/kbuild/$KERNEL
 # from tinyconfig plus our fragments, and install its UAPI headers for the
-# selftests. KERNEL=debug adds the debug fragment.
+# selftests. KERNEL=debug adds the debug fragment; KERNEL=coverage the
+# coverage fragment, and gcov's counters in each object built from a C file
+# that the series changes (make coverage).
 . "$(dirname "$0")/lib.sh"
 
 FRAGS="$SRC/kernel/configs/kvm_guest.config $TOP/kernel/configs/perf_test.config"
 case $KERNEL in
 default) ;;
 debug) FRAGS="$FRAGS $TOP/kernel/configs/perf_test_debug.config" ;;
-*) die "KERNEL=$KERNEL: the variants are default and debug" ;;
+coverage) FRAGS="$FRAGS $TOP/kernel/configs/perf_test_coverage.config" ;;
+*) die "KERNEL=$KERNEL: the variants are default, debug and coverage" ;;
 esac
 
+# KERNEL=coverage: kbuild's GCOV_PROFILE_<object>=y for each C file of the
+# series outside tools/. The name is the object's file name without its
+# directory, so a kernel/sched/core.o gets counters with kernel/events/
+# core.o: more counters than needed, none missing.
+gcov=()
+if [ "$KERNEL" = coverage ]; then
+	mapfile -t gcov < <(git -C "$SRC" diff --name-only base..HEAD -- '*.c' ':!tools' ':!samples' |
+		sed 's|.*/||; s|\.c$|.o|; s|^|GCOV_PROFILE_|; s|$|=y|' | sort -u)
+	[ ${#gcov[@]} -gt 0 ] || die "KERNEL=coverage: the series changes no C file of the kernel"
+fi
+
 mkdir -p "$KBUILD"
-kmake() { make -C "$SRC" O="$KBUILD" -j"$JOBS" CC="ccache gcc" "$@"; }
+kmake() { make -C "$SRC" O="$KBUILD" -j"$JOBS" CC="ccache gcc" "${gcov[@]}" "$@"; }
 
 # Regenerate .config only when a fragment changed.
 sum=$(cat $FRAGS | sha1sum | cut -d' ' -f1)

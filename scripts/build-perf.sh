@@ -4,8 +4,9 @@
 # Build perf from the patched tree into build/BASE/perf (or $PERF_OUT) with
 # what Debian's linux-perf is built with: libelf, libdw, slang, zlib, zstd,
 # lzma, libnuma, libunwind, libcap (6.1; 6.12 has no such option), libperl,
-# libpython (perf script -s, the python binding), libbabeltrace (perf data
-# convert --to-ctf) and libopencsd (CoreSight decoding). Beside those, what
+# libpython (perf script -s, the python binding), libbabeltrace (6.12 and
+# 6.1) or babeltrace2's CTF writer (7.3) for perf data convert --to-ctf,
+# and libopencsd (CoreSight decoding). Beside those, what
 # upstream's perf tests need: libbpf with the BPF skeletons (--off-cpu,
 # --bpf-counters), libpfm4, libbfd (PE files) and the JVMTI agent (Test
 # java symbol). Not libcrypto nor libaudit, as Debian. Not the builtin
@@ -19,6 +20,8 @@
 # the build's own list (.config-detected) for what that does not print.
 # PERF_SAN=1 builds with ASan and UBSan into build/BASE/perf-san; PERF_FUZZ=1
 # with AFL++'s instrumentation too (afl-clang-fast) into build/BASE/perf-fuzz.
+# PERF_COV=1 builds with gcov's counters (--coverage) into
+# build/BASE/perf-cov, for make coverage.
 # PERF_STOCK=1 builds the base's perf as it ships, without the series, into
 # build/BASE/perf-stock, for the tests of what an older perf makes of the
 # files ours writes: from the base's files that perf's MANIFEST names, with
@@ -36,24 +39,33 @@ needed="libelf dwarf libslang zlib zstd lzma libnuma libunwind libperl libpython
 	bpf libpfm4 libbfd"
 detected="CONFIG_LIBBABELTRACE CONFIG_LIBOPENCSD"
 [ "$BASE" = 6.1 ] && detected="$detected CONFIG_LIBCAP"
+# EXTRA_CFLAGS, of the variants below and of the base.
+cflags=
 # 7.3, as Debian's linux-perf 7.3 (its Depends): no libperl nor libunwind,
 # which 7.3 builds only when asked (LIBPERL=1, LIBUNWIND=1, deprecated);
-# no CTF, which 7.3 writes with babeltrace2's ctf-writer, newer than
-# bookworm's 2.0.4; and no libbfd, which 7.3 links only from binutils
-# 2.42 on (bookworm has 2.40): it reads PE files with libLLVM or not at all.
+# and no libbfd, which 7.3 links only from binutils 2.42 on (bookworm has
+# 2.40): it reads PE files with libLLVM or not at all. 7.3 writes CTF
+# with babeltrace2's CTF writer, whose headers bookworm's package lacks
+# (deps.sh's fetch_ctf_writer); a 7.3 tree whose feature test never links
+# the library (before "perf build: Link the babeltrace2-ctf-writer feature
+# test with its library": make baseline's, and series-check's before that
+# patch) builds without it.
 case $BASE in
 6.*) ;;
 *)
 	mapfile -t features < <(printf '%s\n' "${features[@]}" | grep -vx BUILD_NONDISTRO=1)
 	needed="libelf dwarf libslang zlib zstd lzma libnuma libpython bpf libpfm4"
 	detected="CONFIG_LIBOPENCSD"
+	cflags="-isystem $B/debs/ctf-writer/usr/include"
+	grep -q 'FEATURE_CHECK_LDFLAGS-babeltrace2-ctf-writer' "$SRC/tools/perf/Makefile.config" 2>/dev/null &&
+		detected="$detected CONFIG_BABELTRACE2_CTF_WRITER"
 	;;
 esac
 products="perf dlfilters/dlfilter-test-api-v0.so libperf-jvmti.so"
 if [ "${PERF_SAN:-0}" = 1 ]; then
 	OUT=$OBJ/perf-san variant=" (ASan+UBSan)"
-	extra=(EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-	       LDFLAGS="-fsanitize=address,undefined"
+	cflags="$cflags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+	extra=(LDFLAGS="-fsanitize=address,undefined"
 	       # gcc 12 gives false -Wstringop-overflow errors under ASan
 	       WERROR=0)
 elif [ "${PERF_FUZZ:-0}" = 1 ]; then
@@ -66,13 +78,19 @@ elif [ "${PERF_FUZZ:-0}" = 1 ]; then
 	mapfile -t features < <(printf '%s\n' "${features[@]}" | grep -vx BUILD_BPF_SKEL=1)
 	extra=(WERROR=0 NO_LIBPYTHON=1 NO_LIBPERL=1 CLANG=$cc)
 	needed=$(printf '%s\n' $needed | grep -vxE 'libpython|libperl' | xargs)
+elif [ "${PERF_COV:-0}" = 1 ]; then
+	# Each process adds its counts to the .gcda files beside the objects
+	# when it exits (GCOV_PREFIX moves them, scripts/guest/run.sh).
+	OUT=$OBJ/perf-cov variant=" (gcov)"
+	cflags="$cflags --coverage"
+	extra=(LDFLAGS=--coverage)
 elif [ "${PERF_STOCK:-0}" = 1 ]; then
 	OUT=$OBJ/perf-stock variant=" (unpatched $BASE_VERSION)"
 	SRC=$OBJ/perf-stock-src
 	features=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBABELTRACE=1 NO_LIBNUMA=1
 		  NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBCRYPTO=1 NO_LIBCAP=1 NO_LIBBPF=1
 		  NO_LIBTRACEEVENT=1 NO_SLANG=1 NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBPFM4=1)
-	needed="libelf dwarf" detected= products=perf
+	needed="libelf dwarf" detected= products=perf cflags=
 	if [ ! -e "$SRC/tools/perf/MANIFEST" ]; then
 		rm -rf "$SRC" && mkdir -p "$SRC"
 		if git -C "$OBJ/src" rev-parse -q --verify base >/dev/null 2>&1; then
@@ -106,6 +124,7 @@ rm -f "$stamp"
 # 7.3 builds its Rust test workloads when it finds a rustc on the PATH:
 # rustup's here, none on a fresh machine. The choice is made here instead.
 case $BASE in 6.*) ;; *) features+=(NO_RUST=1) ;; esac
+[ -z "$cflags" ] || extra+=(EXTRA_CFLAGS="${cflags# }")
 flags="${features[*]} ${extra[*]}"
 if [ "$(cat "$OUT/.rig-flags" 2>/dev/null)" != "$flags" ]; then
 	rm -rf "$OUT" && mkdir -p "$OUT" && echo "$flags" >"$OUT/.rig-flags"

@@ -27,10 +27,12 @@ hosttest() {	# name, command...: record a host-side result and its time
 # PERF=san runs our own tests (MMAP3 record, report and inject, kcore,
 # KASLR) with the ASan+UBSan perf, in the guest and on the host; every
 # sanitizer report is a failure (scripts/guest/run.sh collects them).
+# PERF=cov runs them all with perf-cov, whose counters make coverage reads.
 case ${PERF:-} in
 "") perfdir=perf ;;
 san) perfdir=perf-san TESTS=${TESTS:-mmap3,kcore,changed,kaslr} ;;
-*) die "PERF=$PERF: the only variant is PERF=san, the ASan+UBSan perf" ;;
+cov) perfdir=perf-cov ;;
+*) die "PERF=$PERF: the variants are PERF=san, the ASan+UBSan perf, and PERF=cov, perf with gcov's counters" ;;
 esac
 export EXTRA_CMDLINE="${EXTRA_CMDLINE:-} rig.perf=$perfdir"
 

@@ -38,7 +38,9 @@
 #                  libnuma, libunwind, libperl, libpython    libunwind-dev libperl-dev
 #                  (its binding's setup.py), CoreSight       python3-dev python3-setuptools
 #                  decoding, 6.1's libcap                    libopencsd-dev libcap-dev
-#                  perf data convert --to-ctf                libbabeltrace-dev
+#                  perf data convert --to-ctf (6.12, 6.1)    libbabeltrace-dev
+#                  7.3's --to-ctf: babeltrace2's CTF writer  libbabeltrace2-dev, and
+#                  (fetch_ctf_writer)                        sid's headers of it
 #   make fuzz      afl-clang-fast, afl-fuzz                  afl++
 #                  python3-config: without it perf quietly   python3-dev
 #                  builds with NO_JEVENTS=1, no JSON events
@@ -85,34 +87,72 @@ PKGS="libtraceevent-dev pkg-config build-essential bc bison flex kmod xz-utils g
       btrfs-progs e2fsprogs xfsprogs hotspot libc6-dbg procps dwarves clang llvm libpfm4-dev
       binutils-dev default-jdk-headless afl++ bsdextrautils liblzma-dev libnuma-dev
       libunwind-dev libperl-dev python3-setuptools libopencsd-dev libbabeltrace-dev
-      babeltrace"
+      babeltrace libbabeltrace2-dev"
 # A base from another suite is fetched apart (fetch_base), not installed.
 [ -n "$BASE_SUITE" ] || PKGS="$BASE_PKG=$BASE_DEB $PKGS"
 [ $# = 0 ] || PKGS="$*"
 
+# private_apt SUITE: apt's options for a private configuration under
+# build/debs/apt-SUITE/ with Debian's SUITE as its only source, for one
+# download: the machine's sources, preferences and installed packages are
+# left alone. Sets the array apt.
+private_apt() {
+	local a=$B/debs/apt-$1
+	apt=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	     -o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache"
+	     -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $1 main" >"$a/sources.list"
+	apt-get "${apt[@]}" update -qq >"$B/debs/apt.log" 2>&1 ||
+		{ tail -5 "$B/debs/apt.log" >&2; die "apt-get update of Debian's $1 failed (log: build/debs/apt.log)"; }
+}
+
 # fetch_base: the tarball of a base that this machine's suite does not
-# have, from Debian's BASE_SUITE. The suite goes into a private apt
-# configuration under build/debs/, used for this one download: the
-# machine's sources, preferences and installed packages are left alone.
+# have, from Debian's BASE_SUITE.
 fetch_base() {
-	local d=$B/debs a=$B/debs/apt
-	local -a apt=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		      -o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache"
-		      -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
+	local d=$B/debs
+	local -a apt
 
 	[ -r "$BASE_TARBALL" ] && return 0
 	stage "fetching $BASE_PKG from Debian's $BASE_SUITE"
-	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"http://deb.debian.org/debian $BASE_SUITE main" >"$a/sources.list"
-	apt-get "${apt[@]}" update -qq >"$d/apt.log" 2>&1 &&
-		(cd "$d" && apt-get "${apt[@]}" download "$BASE_PKG=$BASE_DEB" >>"$d/apt.log" 2>&1) ||
+	mkdir -p "$d"
+	private_apt "$BASE_SUITE"
+	(cd "$d" && apt-get "${apt[@]}" download "$BASE_PKG=$BASE_DEB" >>"$d/apt.log" 2>&1) ||
 		{ tail -5 "$d/apt.log" >&2; die "could not fetch $BASE_PKG $BASE_DEB from $BASE_SUITE (log: build/debs/apt.log)"; }
 	dpkg-deb --fsys-tarfile "$d/${BASE_PKG}_"*.deb |
 		tar -xOf - "./usr/src/$BASE_PKG.tar.xz" >"$BASE_TARBALL.tmp" ||
 		die "no usr/src/$BASE_PKG.tar.xz in $(echo "$d/${BASE_PKG}_"*.deb)"
 	mv "$BASE_TARBALL.tmp" "$BASE_TARBALL"
 	rm -f "$d/${BASE_PKG}_"*.deb
+}
+
+# fetch_ctf_writer: the headers of babeltrace2's CTF writer, which 7.3's
+# perf data convert --to-ctf is written against. bookworm's
+# libbabeltrace2-dev (2.0.4) installs the library, libbabeltrace2-ctf-writer,
+# and its pkg-config file, but not its headers, which babeltrace2 installs
+# from 2.1 on. The API is babeltrace 1's CTF writer, unchanged since: the
+# headers come from sid's libbabeltrace2-dev, unpacked into
+# build/debs/ctf-writer/ (build-perf.sh adds them with -isystem), and only
+# when sid's library exports what bookworm's does, no more and no less.
+fetch_ctf_writer() {
+	local d=$B/debs/ctf-writer
+	local -a apt
+	local so=/usr/lib/x86_64-linux-gnu/libbabeltrace2-ctf-writer.so.0
+
+	[ -r "$d/usr/include/babeltrace2-ctf-writer/writer.h" ] && return 0
+	stage "fetching babeltrace2's CTF writer headers from Debian's sid"
+	private_apt sid
+	rm -rf "$d" && mkdir -p "$d"
+	(cd "$d" && apt-get "${apt[@]}" download libbabeltrace2-dev libbabeltrace2-0 >>"$B/debs/apt.log" 2>&1) ||
+		{ tail -5 "$B/debs/apt.log" >&2; die "could not fetch libbabeltrace2-dev from sid (log: build/debs/apt.log)"; }
+	for f in "$d"/*.deb; do
+		dpkg-deb -x "$f" "$d" || die "cannot unpack $f"
+	done
+	syms() { nm -D --defined-only "$1" | awk '$2 == "T" { print $3 }' | sort; }
+	[ -n "$(syms "$so")" ] && cmp -s <(syms "$so") <(syms "$d$so") ||
+		die "sid's libbabeltrace2-ctf-writer exports other functions than $so: its headers may not fit"
+	rm -f "$d"/*.deb
 }
 
 # A package given as NAME=VERSION (the base) is missing unless it is
@@ -135,3 +175,4 @@ if [ -n "$missing" ]; then
 		{ tail -20 "$B/apt.log" >&2; die "apt-get install failed for:$missing (log: build/apt.log)"; }
 fi
 [ $# != 0 ] || [ -z "$BASE_SUITE" ] || fetch_base
+[ $# != 0 ] || [ "$BASE" != 7.3 ] || fetch_ctf_writer

@@ -19,6 +19,8 @@
 #   guest/NAME.log, .rc       our guest tests (scripts/tests/guest, and
 #                             scripts/tests/guest2 in a second boot)
 #   artifacts/NAME/           files a guest test leaves for the host tests
+#   gcov/kernel/, gcov/perf/  make coverage: gcov's counters of the kernel
+#                             and of perf-cov, at their objects' paths
 # It runs on the host's userspace (scripts/guest/init), with perf, the
 # selftests and the test modules from build/, at the host's paths.
 mode=$1
@@ -34,6 +36,13 @@ done
 if [ "$P" = "$OBJ/perf-san" ]; then
 	mkdir -p $R/san
 	export ASAN_OPTIONS=log_path=$R/san/asan UBSAN_OPTIONS=log_path=$R/san/ubsan:print_stacktrace=1
+fi
+# rig.perf=perf-cov (make coverage): perf with gcov's counters, which each
+# perf process adds up in .gcda files beside the objects when it exits.
+# build/ is read-only here: they go under GCOV_PREFIX, on the tmpfs, and
+# to $R/gcov/perf at the end (gcov_collect).
+if [ "$P" = "$OBJ/perf-cov" ]; then
+	export GCOV_PREFIX=/run/rig-gcov
 fi
 export PATH=$P:$PATH
 # perf test finds its shell tests in ./tests/shell, and "Setup struct
@@ -769,6 +778,20 @@ fuzz_kernel() {
 	umount $w/ovl $w/btrfs
 }
 
+# gcov_collect: the counters of a kernel built with them (make coverage),
+# read with cat (debugfs gives their size as 0), and perf-cov's.
+gcov_collect() {
+	local d=/sys/kernel/debug/gcov f
+	if [ -d $d ]; then
+		(cd $d && find . -name '*.gcda') | while read -r f; do
+			mkdir -p "$R/gcov/kernel/${f%/*}" && cat "$d/$f" >"$R/gcov/kernel/$f"
+		done
+	fi
+	if [ -n "${GCOV_PREFIX:-}" ] && [ -d "$GCOV_PREFIX" ]; then
+		mkdir -p $R/gcov/perf && cp -R "$GCOV_PREFIX"/. $R/gcov/perf/
+	fi
+}
+
 case $mode in
 seeds) info; seeds >$R/seeds.log 2>&1 ;;
 fuzz-kernel) info; fuzz_kernel >$R/fuzz-kernel.log 2>&1 ;;
@@ -798,3 +821,4 @@ bench)
 	;;
 *) echo "unknown mode $mode" ;;
 esac
+gcov_collect

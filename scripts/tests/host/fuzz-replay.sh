@@ -8,8 +8,18 @@
 # A kept input must read cleanly or fail with a message and an exit status.
 # A sanitizer report, a signal or a hang (60 s) is a failure.
 # Leaks are not looked for: perf leaves memory to exit on its error paths.
+# Under make coverage (PERF is perf-cov's) it replays them with that perf,
+# and with FUZZ_REPLAY_QUEUES=1 each input of make fuzz's queues too
+# (build/BASE/fuzz/TARGET/default/queue/), which is judged as a kept one.
 set -u
 perf=$OBJ/perf-san/perf
+queues=()
+case ${PERF:-} in
+*/perf-cov/perf)
+	perf=$PERF
+	[ -z "${FUZZ_REPLAY_QUEUES:-}" ] || queues=("$OBJ"/fuzz/*/default/queue/*)
+	;;
+esac
 dir=$(dirname "$0")/../../fuzz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +31,7 @@ mapfile -t cmds < <(grep -v '^#' "$dir/targets" | cut -f2 |
 		    sed "s|SYMFS|$tmp/symfs|; s|OUT|$tmp/out|")
 
 fail=0 n=0
-for f in "$dir"/seeds/* "$dir"/regress/*; do
+for f in "$dir"/seeds/* "$dir"/regress/* "${queues[@]}"; do
 	[ -f "$f" ] || continue
 	kind=${f%/*} kind=${kind##*/}
 	for cmd in "${cmds[@]}"; do
