@@ -34,9 +34,11 @@ cpus=${VCPUS:-2}
 # nothing.
 mem=2G
 # The console (console.log) gets warnings and messages of the default
-# level too (loglevel=5): an RCU stall or a hung task prints its stacks at
-# those, and a guest that hangs never writes dmesg.txt. A log buffer of
-# 4 MiB keeps a whole make check's messages for dmesg.txt.
+# level too (loglevel=5): an RCU stall prints its stacks at those. A hung
+# task prints its stack as information, below: the guest writes its whole
+# log, dmesg.txt, once a minute (scripts/guest/init), so that a guest that
+# hangs leaves it too. A log buffer of 4 MiB keeps a whole make check's
+# messages for dmesg.txt.
 qemu() {
 	local accel=$1 m=$2 dir=$3 t=$4 cpu=max
 	shift 4
@@ -113,7 +115,7 @@ if [ ! -f "$run/done" ]; then
 	if grep -q 'Kernel panic' "$run/console.log"; then
 		die "the guest kernel panicked (console: ${run#$TOP/}/console.log)"
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		die "the guest did not power off within ${limit}s (console: ${run#$TOP/}/console.log)"
+		die "the guest did not power off within ${limit}s (console: ${run#$TOP/}/console.log; its log of the last minute: dmesg.txt)"
 	else
 		die "the guest stopped without a result, qemu exit $rc (console: ${run#$TOP/}/console.log)"
 	fi
