@@ -17,7 +17,6 @@
 . "$(dirname "$0")/lib.sh"
 
 export KERNEL=coverage
-KBUILD=$OBJ/kbuild/$KERNEL
 "$TOP/scripts/deps.sh" lcov
 runs=("$@")
 rc=0
